@@ -1,0 +1,31 @@
+// Audio constants shared by every thread (page, network worker, worklets, server, tests).
+// Change them here only: the wire format and the shared-memory layouts derive from them.
+
+/** The only sample rate Tutti runs at; the AudioContext is created with it. */
+export const SAMPLE_RATE = 48_000;
+/** Frames in one Web Audio render quantum, and in one network packet. */
+export const QUANTUM_FRAMES = 128;
+/** Duration of one quantum/packet in milliseconds (2.667 ms). */
+export const QUANTUM_MS = (QUANTUM_FRAMES / SAMPLE_RATE) * 1000;
+/** Internal buses are always stereo; a mono stream is duplicated to both sides. */
+export const BUS_CHANNELS = 2;
+/** Samples (both channels, interleaved) in one quantum on an internal bus. */
+export const QUANTUM_SAMPLES = QUANTUM_FRAMES * BUS_CHANNELS;
+
+/** Remote peers one receiver can mix (the roadmap's 31-stream scale test fits). */
+export const MAX_PEERS = 32;
+/** Slots in each peer's de-jitter ring: the largest depth plus room for early and reordered frames. */
+export const JITTER_SLOTS = 64;
+export const MIN_DEPTH = 1;
+export const MAX_DEPTH = 32;
+/** 8 quanta = 21.3 ms, the depth the JackTrip-WebRTC paper used on a LAN. */
+export const DEFAULT_DEPTH = 8;
+
+/** Capture ring capacity in quanta (~170 ms): the worker may stall this long before frames drop. */
+export const CAPTURE_RING_QUANTA = 64;
+
+/** Clamp a requested depth into [MIN_DEPTH, MAX_DEPTH]; non-numbers give the default. */
+export function clampDepth(depth: number): number {
+  if (!Number.isFinite(depth)) return DEFAULT_DEPTH;
+  return Math.min(MAX_DEPTH, Math.max(MIN_DEPTH, Math.round(depth)));
+}

@@ -1,0 +1,187 @@
+// The SharedArrayBuffer layouts every thread shares, defined once. The page allocates them,
+// the network worker and the two worklets map views onto them; nothing else defines an offset.
+//
+// Contract notation used below: W = the only thread that writes the field, R = who reads it.
+// "cap" = capture worklet, "play" = playback worklet, "net" = network worker, "page" = main thread.
+// Every Int32 field is accessed with Atomics.load/store/add/compareExchange only. Float32 fields
+// (gains, meters) are single aligned 32-bit words written whole by one writer: readers may see a
+// value one quantum old, never a torn one. Sample storage is published by a later atomic store.
+
+import { RingBuffer } from 'ringbuf.js';
+import { CAPTURE_RING_QUANTA, JITTER_SLOTS, MAX_PEERS, QUANTUM_SAMPLES } from './constants.ts';
+
+// ---------------------------------------------------------------------------------------------
+// Capture: cap --(ringbuf.js SPSC ring of stereo float quanta)--> net
+// ---------------------------------------------------------------------------------------------
+
+/** Int32 fields of the capture control block. */
+export const CAP_I32 = {
+  /** W cap (Atomics.add +1 after each pushed quantum, then Atomics.notify), R net (Atomics.waitAsync). */
+  WAKE: 0,
+  /** W cap: quanta dropped because the ring was full (net stalled > ring length). R net, page. */
+  OVERFLOWS: 1,
+  /** W cap: quanta rendered since start. R net. */
+  QUANTA: 2,
+  SIZE: 4,
+} as const;
+
+/** Float32 fields of the capture control block (after the Int32 block). */
+export const CAP_F32 = {
+  /** W cap: decaying peak of the input (0..1+), R page meter. */
+  PEAK: 0,
+  SIZE: 2,
+} as const;
+
+export interface CaptureMemory {
+  /** Backing store of the ringbuf.js ring; pass to `new RingBuffer(ring, Float32Array)`. */
+  ring: SharedArrayBuffer;
+  control: SharedArrayBuffer;
+}
+
+export function createCaptureMemory(): CaptureMemory {
+  return {
+    ring: RingBuffer.getStorageForCapacity(CAPTURE_RING_QUANTA * QUANTUM_SAMPLES, Float32Array),
+    control: new SharedArrayBuffer((CAP_I32.SIZE + CAP_F32.SIZE) * 4),
+  };
+}
+
+export class CaptureViews {
+  readonly ring: RingBuffer;
+  readonly i32: Int32Array;
+  readonly f32: Float32Array;
+  constructor(mem: CaptureMemory) {
+    this.ring = new RingBuffer(mem.ring, Float32Array);
+    this.i32 = new Int32Array(mem.control, 0, CAP_I32.SIZE);
+    this.f32 = new Float32Array(mem.control, CAP_I32.SIZE * 4, CAP_F32.SIZE);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Playback: net --(per-peer de-jitter rings indexed by sequence)--> play
+// ---------------------------------------------------------------------------------------------
+// A FIFO is the wrong shape here: frames arrive reordered, late or twice, and playout must pick
+// "the frame for sequence s" or nothing. Each peer owns JITTER_SLOTS slots; frame s lives in
+// slot s % JITTER_SLOTS and is valid only while TAG[slot] === s, so a late frame can never be
+// mixed into a later slot.
+
+/** Slot lifecycle (PEER_I32.STATE). */
+export const PeerState = {
+  /** Unused; net may claim it. */
+  FREE: 0,
+  /** net initialised it; play mixes it. */
+  ACTIVE: 1,
+  /** net released it; play stops mixing and moves it to FREE (compareExchange). */
+  CLOSING: 2,
+} as const;
+export type PeerState = (typeof PeerState)[keyof typeof PeerState];
+
+/** Global Int32 fields of the playback block. */
+export const PLAY_I32 = {
+  /** W play: quanta rendered. R net (playout clock), page. */
+  QUANTA: 0,
+  /** W play: output samples clipped to full scale. R page. */
+  CLIPPED: 1,
+  SIZE: 4,
+} as const;
+
+/** Per-peer Int32 fields. */
+export const PEER_I32 = {
+  /** W net FREE→ACTIVE, ACTIVE→CLOSING; W play CLOSING→FREE (compareExchange). */
+  STATE: 0,
+  /** W net: cursor to adopt at the next resync. Written before RESYNC_GEN. */
+  RESYNC_CURSOR: 1,
+  /** W net: first sequence of the resynchronised stream (misses count from here). Before RESYNC_GEN. */
+  RESYNC_FIRST: 2,
+  /** W net (add 1, publishes the two fields above), R play at each quantum start. */
+  RESYNC_GEN: 3,
+  /** W play: the RESYNC_GEN it has adopted. R net (is a resync still pending?). */
+  ACK_GEN: 4,
+  /** W play: next sequence to play, stored after each quantum. R net: "can be late" (only grows). */
+  CURSOR: 5,
+  /** W net: highest sequence written. R play (underrun vs. hole). */
+  NEWEST: 6,
+  /** W net: wanted depth in quanta (MIN_DEPTH..MAX_DEPTH). R play, which walks toward it 1/quantum. */
+  TARGET_DEPTH: 7,
+  /** W net: 1 = muted by the listener. R play. */
+  MUTED: 8,
+  /** W play: frames mixed (played). R net. */
+  PLAYED: 9,
+  /** W play: playout slots whose frame was absent (lost or not yet arrived). R net. */
+  MISSED: 10,
+  /** W play: frames dropped to lower the depth. R net. */
+  SKIPPED: 11,
+  /** W play: depth it currently applies. R net, page. */
+  DEPTH: 12,
+  SIZE: 16,
+} as const;
+
+/** Global Float32 fields. */
+export const PLAY_F32 = {
+  /** W net: master output gain. R play. */
+  MASTER_GAIN: 0,
+  /** W play: decaying peak of the master output. R page. */
+  MASTER_PEAK: 1,
+  SIZE: 4,
+} as const;
+
+/** Per-peer Float32 fields. */
+export const PEER_F32 = {
+  /** W net: linear gain (0..4). R play, which ramps to it across one quantum. */
+  GAIN: 0,
+  /** W play: decaying peak of this peer after gain. R page. */
+  PEAK: 1,
+  SIZE: 2,
+} as const;
+
+const I32_PER_PEER = PEER_I32.SIZE + 2 * JITTER_SLOTS; // fields, TAG[], TAKEN[]
+const I32_TOTAL = PLAY_I32.SIZE + MAX_PEERS * I32_PER_PEER;
+const F32_META = PLAY_F32.SIZE + MAX_PEERS * PEER_F32.SIZE;
+const F32_SAMPLES_PER_PEER = JITTER_SLOTS * QUANTUM_SAMPLES;
+const F32_TOTAL = F32_META + MAX_PEERS * F32_SAMPLES_PER_PEER;
+
+export const PLAYBACK_BYTES = (I32_TOTAL + F32_TOTAL) * 4;
+
+export function createPlaybackMemory(): SharedArrayBuffer {
+  const sab = new SharedArrayBuffer(PLAYBACK_BYTES);
+  new Float32Array(sab, I32_TOTAL * 4, F32_META)[PLAY_F32.MASTER_GAIN] = 1;
+  return sab;
+}
+
+/**
+ * Typed views and index helpers over the playback block. Construct one per thread; it only
+ * computes offsets, so every thread agrees on them by construction.
+ */
+export class PlaybackViews {
+  readonly i32: Int32Array;
+  readonly f32: Float32Array;
+  constructor(readonly sab: SharedArrayBuffer) {
+    if (sab.byteLength !== PLAYBACK_BYTES) throw new Error(`playback memory must be ${PLAYBACK_BYTES} bytes`);
+    this.i32 = new Int32Array(sab, 0, I32_TOTAL);
+    this.f32 = new Float32Array(sab, I32_TOTAL * 4, F32_TOTAL);
+  }
+  /** Index in i32 of a per-peer field. */
+  peerI32(peer: number, field: number): number {
+    return PLAY_I32.SIZE + peer * I32_PER_PEER + field;
+  }
+  /** Index in i32 of TAG[slot]: W net (Atomics.store of the sequence after writing the samples), R play. */
+  tag(peer: number, slot: number): number {
+    return PLAY_I32.SIZE + peer * I32_PER_PEER + PEER_I32.SIZE + slot;
+  }
+  /** Index in i32 of TAKEN[slot]: W play (sequence it mixed or skipped from the slot), R net. */
+  taken(peer: number, slot: number): number {
+    return PLAY_I32.SIZE + peer * I32_PER_PEER + PEER_I32.SIZE + JITTER_SLOTS + slot;
+  }
+  /** Index in f32 of a per-peer Float32 field. */
+  peerF32(peer: number, field: number): number {
+    return PLAY_F32.SIZE + peer * PEER_F32.SIZE + field;
+  }
+  /** Index in f32 of the first sample of a slot (QUANTUM_SAMPLES stereo-interleaved floats). */
+  samples(peer: number, slot: number): number {
+    return F32_META + peer * F32_SAMPLES_PER_PEER + slot * QUANTUM_SAMPLES;
+  }
+}
+
+/** Slot of a sequence number; JITTER_SLOTS is a power of two, so this is wrap-safe at 2^32. */
+export function slotOf(seq: number): number {
+  return seq & (JITTER_SLOTS - 1);
+}
