@@ -45,6 +45,11 @@ export function createCaptureMemory(): CaptureMemory {
   };
 }
 
+/** The capture block's Float32 fields alone (meters), for threads that must not touch the ring. */
+export function captureMeterView(mem: CaptureMemory): Float32Array {
+  return new Float32Array(mem.control, CAP_I32.SIZE * 4, CAP_F32.SIZE);
+}
+
 export class CaptureViews {
   readonly ring: RingBuffer;
   readonly i32: Int32Array;
@@ -52,7 +57,7 @@ export class CaptureViews {
   constructor(mem: CaptureMemory) {
     this.ring = new RingBuffer(mem.ring, Float32Array);
     this.i32 = new Int32Array(mem.control, 0, CAP_I32.SIZE);
-    this.f32 = new Float32Array(mem.control, CAP_I32.SIZE * 4, CAP_F32.SIZE);
+    this.f32 = captureMeterView(mem);
   }
 }
 

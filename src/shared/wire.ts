@@ -200,3 +200,21 @@ export function payloadHash(bytes: Uint8Array, length: number): number {
   }
   return h >>> 0;
 }
+
+/**
+ * The same FNV-1a hash, computed from decoded floats (stereo interleaved at `offset`) re-quantised
+ * to the packet's channel layout: equals payloadHash of the sent packet iff decoding was exact.
+ */
+export function decodedHash(src: Float32Array, offset: number, channels: number, silent: boolean): number {
+  let h = 0x811c9dc5;
+  if (silent) return h;
+  const step = channels === 2 ? 1 : 2;
+  for (let i = 0; i < QUANTUM_FRAMES * 2; i += step) {
+    const s = floatToPcm16(src[offset + i]!) & 0xffff;
+    h ^= s & 0xff;
+    h = Math.imul(h, 0x01000193);
+    h ^= s >>> 8;
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}

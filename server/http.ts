@@ -1,0 +1,102 @@
+// The app's HTTP server: serves the built app (dist/) with the cross-origin-isolation headers
+// SharedArrayBuffer needs, a health endpoint, and hands WebSocket upgrades to the signaling hub.
+
+import { createReadStream, existsSync, statSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { extname, join, normalize, resolve } from 'node:path';
+import { SignalingHub, type SignalingOptions } from './signaling.ts';
+
+/** Headers that make the page crossOriginIsolated (COOP + COEP), on every response. */
+export const ISOLATION_HEADERS: Record<string, string> = {
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Embedder-Policy': 'require-corp',
+  'Cross-Origin-Resource-Policy': 'same-origin',
+};
+
+const MIME: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json',
+  '.webmanifest': 'application/manifest+json',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.wav': 'audio/wav',
+  '.txt': 'text/plain; charset=utf-8',
+  '.map': 'application/json',
+};
+
+export interface AppServerOptions {
+  /** Folder of the built app; null = signaling only. */
+  root: string | null;
+  signaling?: Partial<SignalingOptions>;
+}
+
+export interface AppServer {
+  server: Server;
+  hub: SignalingHub;
+  close(): Promise<void>;
+}
+
+export function createAppServer(opts: AppServerOptions): AppServer {
+  const hub = new SignalingHub(opts.signaling);
+  const root = opts.root ? resolve(opts.root) : null;
+  const server = createServer((req, res) => handle(req, res, root, hub));
+  server.on('upgrade', (req, socket, head) => hub.handleUpgrade(req, socket, head));
+  return {
+    server,
+    hub,
+    close: () =>
+      new Promise((done) => {
+        hub.close();
+        server.close(() => done());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+function handle(req: IncomingMessage, res: ServerResponse, root: string | null, hub: SignalingHub): void {
+  for (const [k, v] of Object.entries(ISOLATION_HEADERS)) res.setHeader(k, v);
+  const url = new URL(req.url ?? '/', 'http://localhost');
+  if (url.pathname === '/healthz') {
+    res.setHeader('Content-Type', 'application/json');
+    res.end(JSON.stringify({ ok: true, signaling: hub.snapshot() }));
+    return;
+  }
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    res.statusCode = 405;
+    res.end();
+    return;
+  }
+  if (!root) {
+    res.statusCode = 404;
+    res.end('signaling server only\n');
+    return;
+  }
+  let path = normalize(decodeURIComponent(url.pathname)).replace(/^(\.\.[/\\])+/, '');
+  let file = join(root, path);
+  if (!file.startsWith(root)) {
+    res.statusCode = 403;
+    res.end();
+    return;
+  }
+  if (!existsSync(file) || statSync(file).isDirectory()) {
+    // Client-side routes (e.g. /room/name) get the app shell.
+    path = '/index.html';
+    file = join(root, path);
+    if (!existsSync(file)) {
+      res.statusCode = 404;
+      res.end('app not built: run `npm run build`\n');
+      return;
+    }
+  }
+  res.setHeader('Content-Type', MIME[extname(file)] ?? 'application/octet-stream');
+  res.setHeader('Cache-Control', path === '/index.html' || path.endsWith('sw.js') ? 'no-cache' : 'public, max-age=3600');
+  if (req.method === 'HEAD') {
+    res.end();
+    return;
+  }
+  createReadStream(file).pipe(res);
+}

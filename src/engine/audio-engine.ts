@@ -1,0 +1,114 @@
+// The page's audio engine: opens the microphone without speech processing, builds the
+// AudioContext with the capture and playback worklets, and starts the network worker over shared
+// memory. After start() the page only sends control messages; it never sees an audio frame.
+
+import { DEFAULT_DEPTH, SAMPLE_RATE } from '../shared/constants.ts';
+import { CAP_F32, PEER_F32, PLAY_F32, PLAY_I32, PlaybackViews, captureMeterView, createCaptureMemory, createPlaybackMemory } from '../shared/memory-layout.ts';
+import type { TestOptions } from '../shared/worker-protocol.ts';
+import { CAPTURE_PROCESSOR, PLAYBACK_PROCESSOR, type CaptureProcessorOptions, type PlaybackProcessorOptions } from '../shared/worklet-options.ts';
+import captureWorkletUrl from '../../worklets/capture.worklet.ts?worker&url';
+import playbackWorkletUrl from '../../worklets/playback.worklet.ts?worker&url';
+import { TuttiError, isolationError, micError } from './errors.ts';
+import { NetBridge } from './net-bridge.ts';
+
+export interface EngineOptions {
+  channels: 1 | 2;
+  depth?: number;
+  test?: TestOptions;
+}
+
+/** Levels for the meters, read from shared memory (never audio frames). */
+export interface Levels {
+  self: number;
+  master: number;
+  clipped: number;
+  peer(slot: number): number;
+}
+
+export class AudioEngine {
+  readonly net: NetBridge;
+  private readonly captureControl: Float32Array;
+  private readonly playback: PlaybackViews;
+
+  private constructor(
+    readonly context: AudioContext,
+    private readonly stream: MediaStream,
+    net: NetBridge,
+    captureControl: Float32Array,
+    playback: PlaybackViews,
+  ) {
+    this.net = net;
+    this.captureControl = captureControl;
+    this.playback = playback;
+  }
+
+  static async start(opts: EngineOptions): Promise<AudioEngine> {
+    if (!globalThis.crossOriginIsolated || typeof SharedArrayBuffer === 'undefined') throw isolationError();
+    if (!navigator.mediaDevices?.getUserMedia) throw new TuttiError('no-input', 'This browser cannot capture audio here: open Tutti over https or on localhost.');
+    let stream: MediaStream;
+    try {
+      // `latency` is in the Media Capture spec but not yet in TypeScript's DOM types.
+      const audio: MediaTrackConstraints & { latency: number } = {
+        echoCancellation: false,
+        noiseSuppression: false,
+        autoGainControl: false,
+        latency: 0,
+        sampleRate: SAMPLE_RATE,
+        channelCount: opts.channels,
+      };
+      stream = await navigator.mediaDevices.getUserMedia({ audio, video: false });
+    } catch (err) {
+      throw micError(err);
+    }
+    if (stream.getAudioTracks().length === 0) throw new TuttiError('no-input', 'No audio input device was found. Plug one in, then press Join again.');
+
+    const context = new AudioContext({ sampleRate: SAMPLE_RATE, latencyHint: 0 });
+    if (!context.audioWorklet) throw new TuttiError('no-audioworklet', 'This browser has no AudioWorklet support; use a current Chromium, Chrome or Edge.');
+    await context.audioWorklet.addModule(captureWorkletUrl);
+    await context.audioWorklet.addModule(playbackWorkletUrl);
+
+    const capture = createCaptureMemory();
+    const playbackSab = createPlaybackMemory();
+    const net = new NetBridge({ capture, playback: playbackSab, channels: opts.channels, depth: opts.depth ?? DEFAULT_DEPTH, ...(opts.test ? { test: opts.test } : {}) });
+    await net.ready;
+
+    const source = context.createMediaStreamSource(stream);
+    const captureNode = new AudioWorkletNode(context, CAPTURE_PROCESSOR, {
+      numberOfInputs: 1,
+      numberOfOutputs: 0,
+      processorOptions: { capture } satisfies CaptureProcessorOptions,
+    });
+    source.connect(captureNode);
+    const playbackNode = new AudioWorkletNode(context, PLAYBACK_PROCESSOR, {
+      numberOfInputs: 0,
+      numberOfOutputs: 1,
+      outputChannelCount: [2],
+      processorOptions: { playback: playbackSab } satisfies PlaybackProcessorOptions,
+    });
+    playbackNode.connect(context.destination);
+    await context.resume();
+    return new AudioEngine(context, stream, net, captureMeterView(capture), new PlaybackViews(playbackSab));
+  }
+
+  /** Current meter levels; values may be one quantum old (single-writer floats, see memory-layout). */
+  levels(): Levels {
+    const f = this.playback.f32;
+    return {
+      self: this.captureControl[CAP_F32.PEAK] ?? 0,
+      master: f[PLAY_F32.MASTER_PEAK] ?? 0,
+      clipped: Atomics.load(this.playback.i32, PLAY_I32.CLIPPED),
+      peer: (slot) => f[this.playback.peerF32(slot, PEER_F32.PEAK)] ?? 0,
+    };
+  }
+
+  /** Output latency the device adds after our playout (s), when the browser reports it. */
+  outputLatency(): number {
+    return (this.context.outputLatency || 0) + (this.context.baseLatency || 0);
+  }
+
+  async stop(): Promise<void> {
+    this.net.terminate();
+    for (const t of this.stream.getTracks()) t.stop();
+    await this.context.close();
+  }
+}

@@ -1,0 +1,89 @@
+// Page-side handle of the network worker: typed methods for every ToWorker message, typed
+// events for every FromWorker message, and the worker's lifetime. Components never postMessage.
+
+import type { CaptureMemory } from '../shared/memory-layout.ts';
+import type { FromWorker, StatsMessage, TestOptions, ToWorker } from '../shared/worker-protocol.ts';
+
+type Handlers = {
+  stats: (m: StatsMessage) => void;
+  'peer-open': (peerId: string) => void;
+  'peer-closed': (peerId: string, reason: string) => void;
+  error: (message: string) => void;
+};
+
+export class NetBridge {
+  private readonly worker: Worker;
+  private readonly handlers: { [K in keyof Handlers]: Set<Handlers[K]> } = {
+    stats: new Set(),
+    'peer-open': new Set(),
+    'peer-closed': new Set(),
+    error: new Set(),
+  };
+  readonly ready: Promise<void>;
+
+  constructor(init: { capture: CaptureMemory; playback: SharedArrayBuffer; channels: 1 | 2; depth: number; test?: TestOptions }) {
+    this.worker = new Worker(new URL('../../workers/net.worker.ts', import.meta.url), { type: 'module', name: 'tutti-net' });
+    this.ready = new Promise((resolve, reject) => {
+      this.worker.onerror = (e) => reject(new Error(`network worker failed to start: ${e.message}`));
+      this.worker.onmessage = (ev: MessageEvent<FromWorker>) => {
+        if (ev.data.type === 'ready') resolve();
+        this.dispatch(ev.data);
+      };
+    });
+    this.post({ type: 'init', ...init });
+  }
+
+  on<K extends keyof Handlers>(type: K, fn: Handlers[K]): () => void {
+    this.handlers[type].add(fn);
+    return () => this.handlers[type].delete(fn);
+  }
+
+  /** Hand an audio channel to the worker. Must run right after creation / inside ondatachannel. */
+  addPeer(peerId: string, channel: RTCDataChannel): void {
+    this.worker.postMessage({ type: 'add-peer', peerId, channel } satisfies ToWorker, [channel as unknown as Transferable]);
+  }
+  removePeer(peerId: string): void {
+    this.post({ type: 'remove-peer', peerId });
+  }
+  setPeerMix(peerId: string, gain: number, muted: boolean): void {
+    this.post({ type: 'set-peer-mix', peerId, gain, muted });
+  }
+  setDepth(depth: number): void {
+    this.post({ type: 'set-depth', depth });
+  }
+  setSend(channels: 1 | 2, muted: boolean): void {
+    this.post({ type: 'set-send', channels, muted });
+  }
+  setMasterGain(gain: number): void {
+    this.post({ type: 'set-master-gain', gain });
+  }
+  terminate(): void {
+    this.post({ type: 'stop' });
+    this.worker.terminate();
+  }
+
+  private post(msg: ToWorker): void {
+    this.worker.postMessage(msg);
+  }
+
+  private dispatch(m: FromWorker): void {
+    switch (m.type) {
+      case 'ready':
+        return;
+      case 'stats':
+        for (const fn of this.handlers.stats) fn(m);
+        return;
+      case 'peer-open':
+        for (const fn of this.handlers['peer-open']) fn(m.peerId);
+        return;
+      case 'peer-closed':
+        for (const fn of this.handlers['peer-closed']) fn(m.peerId, m.reason);
+        return;
+      case 'error':
+        for (const fn of this.handlers.error) fn(m.message);
+        return;
+      default:
+        m satisfies never;
+    }
+  }
+}

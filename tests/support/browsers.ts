@@ -1,0 +1,60 @@
+// Launch helpers for the browser tests and the bench: one Chromium process per peer (Debian's
+// /usr/bin/chromium, never a downloaded build), optionally fed a WAV file as its microphone.
+
+import { chromium, type Browser, type BrowserContext, type Page, type Worker } from '@playwright/test';
+
+export const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
+
+export const BASE_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+  '--use-fake-ui-for-media-stream',
+  '--use-fake-device-for-media-stream',
+  '--autoplay-policy=no-user-gesture-required',
+  // Keep timers and rendering of background peers running at full rate.
+  '--disable-background-timer-throttling',
+  '--disable-renderer-backgrounding',
+  '--disable-backgrounding-occluded-windows',
+];
+
+export interface PeerBrowser {
+  browser: Browser;
+  context: BrowserContext;
+  page: Page;
+  close(): Promise<void>;
+}
+
+export async function launchPeer(opts: { wav?: string; extraArgs?: string[] } = {}): Promise<PeerBrowser> {
+  const args = [...BASE_ARGS, ...(opts.wav ? [`--use-file-for-fake-audio-capture=${opts.wav}`] : []), ...(opts.extraArgs ?? [])];
+  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args });
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  page.on('pageerror', (e) => console.error(`[page error] ${e.message}`));
+  return { browser, context, page, close: () => browser.close() };
+}
+
+/** Join a room through the UI as a person would. */
+export async function joinRoom(page: Page, baseUrl: string, room: string, name: string, opts: { channels?: 1 | 2; query?: string } = {}): Promise<void> {
+  await page.goto(`${baseUrl}/?${opts.query ?? 'test=tap'}`);
+  await page.getByRole('textbox', { name: 'Your name' }).fill(name);
+  await page.getByRole('textbox', { name: 'Room' }).fill(room);
+  if (opts.channels === 1) await page.getByLabel('Mono').check();
+  await page.getByRole('button', { name: 'Join' }).click();
+  await page.getByRole('button', { name: 'Leave' }).waitFor({ timeout: 20_000 });
+}
+
+/** The page's network worker (named tutti-net), for reading its test tap directly. */
+export async function netWorker(page: Page): Promise<Worker> {
+  for (let i = 0; i < 100; i++) {
+    for (const w of page.workers()) {
+      if (w.url().includes('net.worker')) return w;
+    }
+    await page.waitForTimeout(100);
+  }
+  throw new Error('network worker not found');
+}

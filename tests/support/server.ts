@@ -1,0 +1,18 @@
+// Starts the real app server (built dist/ + signaling hub) in-process on a free loopback port.
+
+import { fileURLToPath } from 'node:url';
+import { createAppServer, type AppServer } from '../../server/http.ts';
+
+export interface RunningServer {
+  url: string;
+  app: AppServer;
+  close(): Promise<void>;
+}
+
+export async function startServer(): Promise<RunningServer> {
+  const app = createAppServer({ root: fileURLToPath(new URL('../../dist', import.meta.url)) });
+  await new Promise<void>((resolve) => app.server.listen(0, '127.0.0.1', resolve));
+  const addr = app.server.address();
+  if (typeof addr !== 'object' || !addr) throw new Error('server has no address');
+  return { url: `http://127.0.0.1:${addr.port}`, app, close: () => app.close() };
+}

@@ -1,0 +1,52 @@
+// Test signals: 48 kHz 16-bit PCM WAV files with a distinct tone per peer and a marker impulse
+// every second, written for Chromium's --use-file-for-fake-audio-capture.
+
+import { writeFileSync } from 'node:fs';
+
+export interface ToneSpec {
+  /** Left and right tone frequencies in Hz. */
+  leftHz: number;
+  rightHz: number;
+  seconds: number;
+  amplitude?: number;
+}
+
+export function toneWav(spec: ToneSpec, sampleRate = 48_000): Buffer {
+  const frames = Math.round(spec.seconds * sampleRate);
+  const amp = spec.amplitude ?? 0.4;
+  const data = Buffer.alloc(frames * 4);
+  for (let i = 0; i < frames; i++) {
+    const marker = i % sampleRate < 48 ? 0.45 : 0; // 1 ms impulse train once per second
+    const l = amp * Math.sin((2 * Math.PI * spec.leftHz * i) / sampleRate) + marker;
+    const r = amp * Math.sin((2 * Math.PI * spec.rightHz * i) / sampleRate) + marker;
+    data.writeInt16LE(Math.max(-32768, Math.min(32767, Math.round(l * 32767))), i * 4);
+    data.writeInt16LE(Math.max(-32768, Math.min(32767, Math.round(r * 32767))), i * 4 + 2);
+  }
+  const header = Buffer.alloc(44);
+  header.write('RIFF', 0, 'ascii');
+  header.writeUInt32LE(36 + data.length, 4);
+  header.write('WAVE', 8, 'ascii');
+  header.write('fmt ', 12, 'ascii');
+  header.writeUInt32LE(16, 16);
+  header.writeUInt16LE(1, 20); // PCM
+  header.writeUInt16LE(2, 22); // channels
+  header.writeUInt32LE(sampleRate, 24);
+  header.writeUInt32LE(sampleRate * 4, 28);
+  header.writeUInt16LE(4, 32);
+  header.writeUInt16LE(16, 34);
+  header.write('data', 36, 'ascii');
+  header.writeUInt32LE(data.length, 40);
+  return Buffer.concat([header, data]);
+}
+
+export function writeToneWav(path: string, spec: ToneSpec): string {
+  writeFileSync(path, toneWav(spec));
+  return path;
+}
+
+/** Dominant frequency of a signal by counting upward zero crossings (fine for a clean tone). */
+export function zeroCrossingHz(x: ArrayLike<number>, sampleRate = 48_000): number {
+  let crossings = 0;
+  for (let i = 1; i < x.length; i++) if (x[i - 1]! < 0 && x[i]! >= 0) crossings++;
+  return (crossings * sampleRate) / x.length;
+}

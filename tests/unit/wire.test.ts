@@ -1,0 +1,402 @@
+// Wire format v1 (src/shared/wire.ts) and sequence arithmetic (src/shared/seq.ts).
+
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { JITTER_SLOTS, QUANTUM_FRAMES, QUANTUM_SAMPLES } from '../../src/shared/constants.ts';
+import { slotOf } from '../../src/shared/memory-layout.ts';
+import { seq32, seqAdd, seqDiff } from '../../src/shared/seq.ts';
+import {
+  FLAG,
+  HEADER,
+  MAGIC_VERSION_BYTE,
+  MAX_PACKET_BYTES,
+  REJECT_NAMES,
+  Reject,
+  SampleFormat,
+  decodeHeader,
+  decodeSamples,
+  encodePacket,
+  floatToPcm16,
+  newHeader,
+  packetBytes,
+} from '../../src/shared/wire.ts';
+import type { PacketHeader } from '../../src/shared/wire.ts';
+import { mulberry32, randInt, testSeeds } from './prng.ts';
+
+/** Independent reference quantiser: clamp(round(x * 32768)) into int16. */
+function refPcm16(x: number): number {
+  return Math.max(-32768, Math.min(32767, Math.round(x * 32768)));
+}
+
+/** A stereo quantum: sines on both sides plus full-scale and out-of-range values that must clamp. */
+function testQuantum(): Float32Array {
+  const q = new Float32Array(QUANTUM_SAMPLES);
+  for (let f = 0; f < QUANTUM_FRAMES; f++) {
+    q[2 * f] = 0.5 * Math.sin((2 * Math.PI * f) / 32);
+    q[2 * f + 1] = 0.3 * Math.cos((2 * Math.PI * f) / 21) - 0.1;
+  }
+  q.set([1, -1, 1.5, -3, 0.25, -0.25, 32767 / 32768, -32768 / 32768, Infinity, -Infinity, 1 / 32768, -1 / 32768], 0);
+  return q;
+}
+const SPECIAL_INTS = [32767, -32768, 32767, -32768, 8192, -8192, 32767, -32768, 32767, -32768, 1, -1];
+
+function freshPacket(): { bytes: Uint8Array; view: DataView } {
+  const bytes = new Uint8Array(MAX_PACKET_BYTES + 8);
+  return { bytes, view: new DataView(bytes.buffer) };
+}
+
+/** A view of exactly the packet's bytes, as the network worker sees a received message. */
+function packetView(bytes: Uint8Array, len: number): DataView {
+  return new DataView(bytes.buffer, bytes.byteOffset, len);
+}
+
+function encodeValid(channels: 1 | 2, silent = false): Uint8Array {
+  const { bytes, view } = freshPacket();
+  const src = silent ? new Float32Array(QUANTUM_SAMPLES) : testQuantum();
+  const len = encodePacket(bytes, view, src, channels, 7, 1234, 5678);
+  return bytes.slice(0, len);
+}
+
+describe('wire format v1: encode → decodeHeader → decodeSamples', () => {
+  test('stereo round trip: every header field and bit-exact PCM16 samples', () => {
+    const src = testQuantum();
+    const { bytes, view } = freshPacket();
+    const len = encodePacket(bytes, view, src, 2, 0x1ab, 0xfffffffe, 2 ** 32 + 12345);
+    assert.equal(len, HEADER.SIZE + QUANTUM_FRAMES * 2 * 2);
+    assert.equal(len, MAX_PACKET_BYTES);
+    assert.equal(len, packetBytes(2, false));
+
+    // Raw header bytes.
+    assert.equal(bytes[HEADER.MAGIC_VERSION], 0xa1);
+    assert.equal(bytes[HEADER.MAGIC_VERSION], MAGIC_VERSION_BYTE);
+    assert.equal(bytes[HEADER.FLAGS], 0);
+    assert.equal(bytes[HEADER.STREAM_ID], 0xab, 'stream id is truncated to 8 bits');
+    assert.equal(bytes[HEADER.FORMAT_CHANNELS], (SampleFormat.PCM16 << 4) | 2);
+    assert.equal(view.getUint16(HEADER.FRAMES, true), 128);
+    assert.equal(view.getUint32(HEADER.SEQUENCE, true), 0xfffffffe);
+    assert.equal(view.getUint32(HEADER.CAPTURE_TIME, true), 12345, 'capture time wraps modulo 2^32');
+
+    const h = newHeader();
+    const pv = packetView(bytes, len);
+    assert.equal(decodeHeader(pv, h), Reject.OK);
+    assert.deepEqual(h, {
+      flags: 0,
+      streamId: 0xab,
+      format: SampleFormat.PCM16,
+      channels: 2,
+      frames: QUANTUM_FRAMES,
+      sequence: 0xfffffffe,
+      captureTimeUs: 12345,
+    } satisfies PacketHeader);
+
+    // Decode into the middle of a larger array: the window is written, nothing else.
+    const dst = new Float32Array(QUANTUM_SAMPLES + 20).fill(-7);
+    decodeSamples(pv, h, dst, 10);
+    for (let i = 0; i < 10; i++) assert.equal(dst[i], -7, `dst[${i}] before the window was written`);
+    for (let i = 10 + QUANTUM_SAMPLES; i < dst.length; i++) assert.equal(dst[i], -7, `dst[${i}] after the window was written`);
+
+    for (let i = 0; i < QUANTUM_SAMPLES; i++) {
+      const wireInt = view.getInt16(HEADER.SIZE + 2 * i, true);
+      const expected = refPcm16(src[i]!);
+      assert.equal(wireInt, expected, `sample ${i}: wire int ${wireInt}, expected ${expected} from ${src[i]}`);
+      const decoded = dst[10 + i]!;
+      // Bit-exact: the decoded float times 32768 is exactly the integer that went on the wire.
+      assert.equal(decoded * 32768, wireInt, `sample ${i}: decoded ${decoded} * 32768 != ${wireInt}`);
+      assert.ok(decoded >= -1 && decoded < 1, `sample ${i}: decoded ${decoded} outside [-1, 1)`);
+    }
+    SPECIAL_INTS.forEach((want, i) => assert.equal(view.getInt16(HEADER.SIZE + 2 * i, true), want, `special sample ${i} (${src[i]})`));
+
+    // Re-encoding the decoded floats reproduces the packet byte for byte.
+    const again = freshPacket();
+    const len2 = encodePacket(again.bytes, again.view, dst.subarray(10, 10 + QUANTUM_SAMPLES), 2, 0x1ab, 0xfffffffe, 12345);
+    assert.equal(len2, len);
+    assert.deepEqual(again.bytes.subarray(0, len2), bytes.subarray(0, len));
+  });
+
+  test('floatToPcm16 clamps, rounds, and inverts x / 32768 exactly', () => {
+    assert.equal(floatToPcm16(1), 32767);
+    assert.equal(floatToPcm16(-1), -32768);
+    assert.equal(floatToPcm16(10), 32767);
+    assert.equal(floatToPcm16(-10), -32768);
+    assert.equal(floatToPcm16(Infinity), 32767);
+    assert.equal(floatToPcm16(-Infinity), -32768);
+    assert.equal(floatToPcm16(0.5 / 32768), 1, 'half a step rounds up');
+    assert.equal(floatToPcm16(0.49 / 32768), 0);
+    for (let s = -32768; s <= 32767; s++) {
+      if (floatToPcm16(s / 32768) !== s) assert.fail(`floatToPcm16(${s}/32768) = ${floatToPcm16(s / 32768)}`);
+      // Through Float32 storage too, as the bus holds Float32 samples.
+      if (floatToPcm16(Math.fround(s / 32768)) !== s) assert.fail(`float32 ${s}/32768 does not round-trip`);
+    }
+  });
+
+  test('mono: the two sides are averaged on send and duplicated on receive', () => {
+    const src = testQuantum();
+    const { bytes, view } = freshPacket();
+    const len = encodePacket(bytes, view, src, 1, 3, 77, 0);
+    assert.equal(len, HEADER.SIZE + QUANTUM_FRAMES * 2);
+    assert.equal(len, packetBytes(1, false));
+    const h = newHeader();
+    const pv = packetView(bytes, len);
+    assert.equal(decodeHeader(pv, h), Reject.OK);
+    assert.equal(h.channels, 1);
+    assert.equal(h.sequence, 77);
+    assert.equal(h.streamId, 3);
+    const dst = new Float32Array(QUANTUM_SAMPLES).fill(9);
+    decodeSamples(pv, h, dst, 0);
+    for (let f = 0; f < QUANTUM_FRAMES; f++) {
+      const wireInt = view.getInt16(HEADER.SIZE + 2 * f, true);
+      assert.equal(wireInt, refPcm16((src[2 * f]! + src[2 * f + 1]!) * 0.5), `frame ${f}`);
+      assert.equal(dst[2 * f]! * 32768, wireInt, `frame ${f} left`);
+      assert.equal(dst[2 * f + 1], dst[2 * f], `frame ${f}: right is not a copy of left`);
+    }
+    // 1 + 1.5 average 1.25 → clamps; -1 and -3 → clamps; 0.25 and -0.25 → 0.
+    assert.equal(view.getInt16(HEADER.SIZE, true), -32768 / 2 + 32767 / 2 + 0.5 >= 0 ? 0 : 0); // (1 + -1) / 2 = 0
+    assert.equal(view.getInt16(HEADER.SIZE + 2, true), refPcm16((1.5 - 3) / 2));
+    assert.equal(view.getInt16(HEADER.SIZE + 2 * 4, true), 32767, '(+inf + -inf) is NaN... check frame 4 separately');
+  });
+
+  test('an all-zero quantum is a header-only SILENT packet that decodes to zeros', () => {
+    for (const channels of [1, 2] as const) {
+      for (const src of [new Float32Array(QUANTUM_SAMPLES), new Float32Array(QUANTUM_SAMPLES).fill(0.4 / 32768), new Float32Array(QUANTUM_SAMPLES).fill(-0.5 / 32768)]) {
+        const { bytes, view } = freshPacket();
+        const len = encodePacket(bytes, view, src, channels, 200, 0xffffffff, 1);
+        assert.equal(len, HEADER.SIZE, `channels ${channels}, value ${src[0]}: length ${len}`);
+        assert.equal(len, packetBytes(channels, true));
+        assert.equal(bytes[HEADER.FLAGS], FLAG.SILENT);
+        const h = newHeader();
+        const pv = packetView(bytes, len);
+        assert.equal(decodeHeader(pv, h), Reject.OK);
+        assert.equal(h.flags, FLAG.SILENT);
+        assert.equal(h.channels, channels);
+        assert.equal(h.sequence, 0xffffffff);
+        const dst = new Float32Array(QUANTUM_SAMPLES + 4).fill(0.75);
+        decodeSamples(pv, h, dst, 2);
+        assert.deepEqual([...dst.subarray(0, 2)], [0.75, 0.75]);
+        assert.deepEqual([...dst.subarray(2 + QUANTUM_SAMPLES)], [0.75, 0.75]);
+        assert.ok(dst.subarray(2, 2 + QUANTUM_SAMPLES).every((x) => x === 0 && !Object.is(x, -0)));
+      }
+    }
+    // One non-zero sample anywhere makes it a full packet.
+    const src = new Float32Array(QUANTUM_SAMPLES);
+    src[QUANTUM_SAMPLES - 1] = 1 / 32768;
+    const { bytes, view } = freshPacket();
+    assert.equal(encodePacket(bytes, view, src, 2, 0, 0, 0), MAX_PACKET_BYTES);
+    assert.equal(bytes[HEADER.FLAGS], 0);
+  });
+
+  test('sequence numbers near 2^32 are carried exactly', () => {
+    const cases: [number, number][] = [
+      [0, 0],
+      [1, 1],
+      [0x7fffffff, 0x7fffffff],
+      [0x80000000, 0x80000000],
+      [0xfffffffe, 0xfffffffe],
+      [0xffffffff, 0xffffffff],
+      [2 ** 32, 0],
+      [2 ** 32 + 5, 5],
+      [-1, 0xffffffff],
+    ];
+    const src = testQuantum();
+    for (const [sent, got] of cases) {
+      const { bytes, view } = freshPacket();
+      const len = encodePacket(bytes, view, src, 2, 1, sent, sent);
+      const h = newHeader();
+      assert.equal(decodeHeader(packetView(bytes, len), h), Reject.OK);
+      assert.equal(h.sequence, got, `sequence ${sent}`);
+      assert.equal(h.captureTimeUs, got, `capture time ${sent}`);
+    }
+  });
+
+  test('header overhead is at most 3% of a 512-byte stereo payload', () => {
+    const payload = QUANTUM_FRAMES * 2 * 2;
+    assert.equal(payload, 512);
+    assert.equal(HEADER.SIZE, 14);
+    assert.ok(HEADER.SIZE / payload <= 0.03, `overhead ${((100 * HEADER.SIZE) / payload).toFixed(2)}%`);
+    assert.equal(MAX_PACKET_BYTES, 526);
+  });
+});
+
+describe('decodeHeader rejects malformed packets with the exact code', () => {
+  type Case = [name: string, make: () => DataView, want: Reject];
+  const stereo = () => encodeValid(2);
+  const mono = () => encodeValid(1);
+  const silent = () => encodeValid(2, true);
+  const mutate = (base: Uint8Array, f: (b: Uint8Array, v: DataView) => void): DataView => {
+    const b = base.slice();
+    f(b, new DataView(b.buffer));
+    return new DataView(b.buffer);
+  };
+  const resize = (base: Uint8Array, len: number): DataView => {
+    const b = new Uint8Array(len);
+    b.set(base.subarray(0, Math.min(len, base.length)));
+    return new DataView(b.buffer);
+  };
+  const cases: Case[] = [
+    ['empty', () => new DataView(new ArrayBuffer(0)), Reject.TOO_SHORT],
+    ['1 byte', () => resize(stereo(), 1), Reject.TOO_SHORT],
+    ['13 bytes (one short of a header)', () => resize(stereo(), 13), Reject.TOO_SHORT],
+    ['13 bytes of a silent packet', () => resize(silent(), 13), Reject.TOO_SHORT],
+    ['wrong magic 0xB', () => mutate(stereo(), (b) => (b[0] = 0xb1)), Reject.BAD_MAGIC],
+    ['wrong magic 0x0', () => mutate(stereo(), (b) => (b[0] = 0x01)), Reject.BAD_MAGIC],
+    ['magic and version swapped', () => mutate(stereo(), (b) => (b[0] = 0x1a)), Reject.BAD_MAGIC],
+    ['all-zero header', () => new DataView(new ArrayBuffer(MAX_PACKET_BYTES)), Reject.BAD_MAGIC],
+    ['version 2', () => mutate(stereo(), (b) => (b[0] = 0xa2)), Reject.BAD_VERSION],
+    ['version 0', () => mutate(stereo(), (b) => (b[0] = 0xa0)), Reject.BAD_VERSION],
+    ['version 15', () => mutate(stereo(), (b) => (b[0] = 0xaf)), Reject.BAD_VERSION],
+    ['flag bit 0x02', () => mutate(stereo(), (b) => (b[1] = 0x02)), Reject.BAD_FLAGS],
+    ['flag bit 0x80', () => mutate(stereo(), (b) => (b[1] = 0x80)), Reject.BAD_FLAGS],
+    ['SILENT plus an unknown bit', () => mutate(silent(), (b) => (b[1] = 0x03)), Reject.BAD_FLAGS],
+    ['all flag bits', () => mutate(stereo(), (b) => (b[1] = 0xff)), Reject.BAD_FLAGS],
+    ['PCM24 format', () => mutate(stereo(), (b) => (b[3] = (SampleFormat.PCM24 << 4) | 2)), Reject.BAD_FORMAT],
+    ['FLOAT32 format', () => mutate(stereo(), (b) => (b[3] = (SampleFormat.FLOAT32 << 4) | 2)), Reject.BAD_FORMAT],
+    ['FLOAT32 with a FLOAT32-sized payload', () => mutate(resize(stereo(), HEADER.SIZE + 1024).buffer.constructor === ArrayBuffer ? new Uint8Array(resize(stereo(), HEADER.SIZE + 1024).buffer) : stereo(), (b) => (b[3] = 0x22)), Reject.BAD_FORMAT],
+    ['format 15', () => mutate(stereo(), (b) => (b[3] = 0xf2)), Reject.BAD_FORMAT],
+    ['0 channels', () => mutate(stereo(), (b) => (b[3] = 0x00)), Reject.BAD_CHANNELS],
+    ['3 channels', () => mutate(stereo(), (b) => (b[3] = 0x03)), Reject.BAD_CHANNELS],
+    ['15 channels', () => mutate(stereo(), (b) => (b[3] = 0x0f)), Reject.BAD_CHANNELS],
+    ['0 frames', () => mutate(stereo(), (_, v) => v.setUint16(HEADER.FRAMES, 0, true)), Reject.BAD_FRAMES],
+    ['127 frames', () => mutate(stereo(), (_, v) => v.setUint16(HEADER.FRAMES, 127, true)), Reject.BAD_FRAMES],
+    ['129 frames', () => mutate(stereo(), (_, v) => v.setUint16(HEADER.FRAMES, 129, true)), Reject.BAD_FRAMES],
+    ['256 frames', () => mutate(stereo(), (_, v) => v.setUint16(HEADER.FRAMES, 256, true)), Reject.BAD_FRAMES],
+    ['128 frames big-endian', () => mutate(stereo(), (_, v) => v.setUint16(HEADER.FRAMES, 128, false)), Reject.BAD_FRAMES],
+    ['stereo one byte short', () => resize(stereo(), MAX_PACKET_BYTES - 1), Reject.BAD_LENGTH],
+    ['stereo one byte long', () => resize(stereo(), MAX_PACKET_BYTES + 1), Reject.BAD_LENGTH],
+    ['stereo header only without SILENT', () => resize(stereo(), HEADER.SIZE), Reject.BAD_LENGTH],
+    ['stereo with a mono-sized payload', () => resize(stereo(), packetBytes(1, false)), Reject.BAD_LENGTH],
+    ['mono one byte short', () => resize(mono(), packetBytes(1, false) - 1), Reject.BAD_LENGTH],
+    ['mono one byte long', () => resize(mono(), packetBytes(1, false) + 1), Reject.BAD_LENGTH],
+    ['mono with a stereo-sized payload', () => resize(mono(), MAX_PACKET_BYTES), Reject.BAD_LENGTH],
+    ['silent one byte long', () => resize(silent(), HEADER.SIZE + 1), Reject.BAD_LENGTH],
+    ['SILENT flag with a stereo payload', () => mutate(stereo(), (b) => (b[1] = FLAG.SILENT)), Reject.BAD_LENGTH],
+    ['SILENT flag with a mono payload', () => mutate(mono(), (b) => (b[1] = FLAG.SILENT)), Reject.BAD_LENGTH],
+    // Checks run in header order: the first bad field decides the code.
+    ['bad magic wins over bad everything else', () => mutate(stereo(), (b) => b.set([0x51, 0xfe, 0, 0x33, 0, 0], 0)), Reject.BAD_MAGIC],
+    ['bad flags win over bad format', () => mutate(stereo(), (b) => b.set([0xa1, 0x40, 0, 0x13], 0)), Reject.BAD_FLAGS],
+    ['bad format wins over bad channels', () => mutate(stereo(), (b) => (b[3] = 0x10)), Reject.BAD_FORMAT],
+    ['bad channels win over bad frames', () => mutate(stereo(), (b, v) => { b[3] = 0x05; v.setUint16(HEADER.FRAMES, 64, true); }), Reject.BAD_CHANNELS],
+    ['bad frames win over bad length', () => resize(mutate(stereo(), (_, v) => v.setUint16(HEADER.FRAMES, 64, true)).buffer.byteLength ? new Uint8Array(mutate(stereo(), (_, v) => v.setUint16(HEADER.FRAMES, 64, true)).buffer) : stereo(), 270), Reject.BAD_FRAMES],
+  ];
+
+  for (const [name, make, want] of cases) {
+    test(`${name} → ${REJECT_NAMES[want]}`, () => {
+      const view = make();
+      const h = newHeader();
+      h.sequence = 4242;
+      h.streamId = 99;
+      const before = { ...h };
+      let got: Reject | undefined;
+      assert.doesNotThrow(() => {
+        got = decodeHeader(view, h);
+      });
+      assert.equal(got, want, `${name}: got ${got === undefined ? 'nothing' : REJECT_NAMES[got]}, want ${REJECT_NAMES[want]}`);
+      assert.deepEqual(h, before, 'a rejected packet must leave the reused header untouched');
+    });
+  }
+
+  test('valid packets of every shape are accepted (the table above is not vacuous)', () => {
+    for (const b of [stereo(), mono(), silent(), encodeValid(1, true)]) {
+      assert.equal(decodeHeader(new DataView(b.buffer), newHeader()), Reject.OK, `length ${b.length}`);
+    }
+  });
+
+  test('decodeHeader never throws on random bytes, and accepts only well-formed packets', () => {
+    for (const seed of testSeeds([1, 2, 3])) {
+      const rng = mulberry32(seed);
+      const h = newHeader();
+      const lengths = [0, 1, 13, 14, 15, 269, 270, 271, 525, 526, 527, 1038];
+      let accepted = 0;
+      for (let n = 0; n < 4000; n++) {
+        const len = n % 3 === 0 ? lengths[n % lengths.length]! : randInt(rng, 0, 600);
+        const b = new Uint8Array(len);
+        for (let i = 0; i < len; i++) b[i] = randInt(rng, 0, 255);
+        // Bias half the packets toward a plausible header so the deeper checks get exercised.
+        if (len >= HEADER.SIZE && rng() < 0.5) {
+          b[0] = MAGIC_VERSION_BYTE;
+          b[1] = rng() < 0.8 ? randInt(rng, 0, 1) : b[1]!;
+          b[3] = rng() < 0.8 ? randInt(rng, 1, 2) : b[3]!;
+          if (rng() < 0.8) new DataView(b.buffer).setUint16(HEADER.FRAMES, 128, true);
+        }
+        // Also through a view with a byte offset, as a subarray of a larger message would be.
+        const host = new Uint8Array(len + 3);
+        host.set(b, 3);
+        for (const view of [new DataView(b.buffer), new DataView(host.buffer, 3, len)]) {
+          let r: Reject = Reject.OK;
+          try {
+            r = decodeHeader(view, h);
+          } catch (e) {
+            assert.fail(`seed ${seed}: decodeHeader threw on a ${len}-byte packet: ${String(e)}`);
+          }
+          assert.ok(r in REJECT_NAMES, `seed ${seed}: unknown code ${r}`);
+          if (r === Reject.OK) {
+            accepted++;
+            assert.equal(len, packetBytes(h.channels, (h.flags & FLAG.SILENT) !== 0), `seed ${seed}`);
+            assert.equal(h.frames, 128, `seed ${seed}`);
+            assert.ok(h.channels === 1 || h.channels === 2, `seed ${seed}`);
+            assert.equal(h.format, SampleFormat.PCM16, `seed ${seed}`);
+          }
+        }
+      }
+      assert.ok(accepted > 0, `seed ${seed}: the fuzz never produced a valid packet`);
+    }
+  });
+});
+
+describe('wrap-safe sequence arithmetic (seq.ts)', () => {
+  test('seqDiff across the 2^32 wrap', () => {
+    const cases: [number, number, number][] = [
+      [5, 3, 2],
+      [3, 5, -2],
+      [0, 0xffffffff, 1],
+      [0xffffffff, 0, -1],
+      [5, 0xfffffffb, 10],
+      [0xfffffffb, 5, -10],
+      [0x7fffffff, 0, 0x7fffffff],
+      [0x80000000, 0, -0x80000000], // exactly half way: the range is [-2^31, 2^31)
+      [0, 0x80000000, -0x80000000],
+      [0x80000000, 1, 0x7fffffff],
+      [0x80000000, 0x7fffffff, 1],
+      [1234, 1234, 0],
+    ];
+    for (const [a, b, want] of cases) assert.equal(seqDiff(a, b), want, `seqDiff(${a}, ${b})`);
+  });
+
+  test('seqAdd and seq32 stay in [0, 2^32)', () => {
+    assert.equal(seqAdd(0xffffffff, 1), 0);
+    assert.equal(seqAdd(0xfffffff0, 0x20), 0x10);
+    assert.equal(seqAdd(0, -1), 0xffffffff);
+    assert.equal(seqAdd(3, -8), 0xfffffffb);
+    assert.equal(seqAdd(123, 2 ** 32), 123);
+    assert.equal(seqAdd(0x7fffffff, 1), 0x80000000);
+    assert.equal(seq32(-1), 0xffffffff);
+    assert.equal(seq32(2 ** 32 + 7), 7);
+    assert.equal(seq32(0x80000000 | 0), 0x80000000);
+  });
+
+  test('seqDiff(seqAdd(a, n), a) === n for random a and |n| < 2^31', () => {
+    for (const seed of testSeeds([11])) {
+      const rng = mulberry32(seed);
+      for (let i = 0; i < 20000; i++) {
+        const a = Math.floor(rng() * 2 ** 32);
+        const n = Math.floor(rng() * 2 ** 32) - 2 ** 31;
+        const s = seqAdd(a, n);
+        assert.ok(s >= 0 && s < 2 ** 32 && Number.isInteger(s), `seed ${seed}: seqAdd(${a}, ${n}) = ${s}`);
+        assert.equal(seqDiff(s, a), n, `seed ${seed}: seqDiff(seqAdd(${a}, ${n}), ${a})`);
+        assert.equal(seqDiff(a, s), n === -(2 ** 31) ? n : -n, `seed ${seed}: antisymmetry at ${a}, ${n}`);
+      }
+    }
+  });
+
+  test('slotOf is consecutive across the wrap', () => {
+    let s = 0xffffffff - 100;
+    let prev = slotOf(s);
+    for (let i = 0; i < 300; i++) {
+      s = seqAdd(s, 1);
+      const slot = slotOf(s);
+      assert.equal(slot, (prev + 1) % JITTER_SLOTS, `slotOf(${s})`);
+      assert.equal(slot, s % JITTER_SLOTS);
+      prev = slot;
+    }
+    assert.equal(slotOf(0xffffffff), JITTER_SLOTS - 1);
+    assert.equal(slotOf(0), 0);
+  });
+});

@@ -1,0 +1,24 @@
+// Playback AudioWorkletProcessor (audio rendering thread): renders the mix of every remote
+// peer from the de-jitter rings in shared memory. No messages, no allocation in process().
+
+import { PlaybackViews } from '../src/shared/memory-layout.ts';
+import { PLAYBACK_PROCESSOR, type PlaybackProcessorOptions } from '../src/shared/worklet-options.ts';
+import { Mixer } from './mixer.ts';
+
+class PlaybackProcessor extends AudioWorkletProcessor {
+  private readonly mixer: Mixer;
+
+  constructor(options: AudioWorkletNodeOptions) {
+    super(options);
+    this.mixer = new Mixer(new PlaybackViews((options.processorOptions as PlaybackProcessorOptions).playback));
+  }
+
+  override process(_inputs: Float32Array[][], outputs: Float32Array[][]): boolean {
+    const out = outputs[0];
+    const l = out?.[0];
+    if (l) this.mixer.render(l, out[1] ?? l);
+    return true;
+  }
+}
+
+registerProcessor(PLAYBACK_PROCESSOR, PlaybackProcessor);
