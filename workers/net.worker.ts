@@ -225,6 +225,13 @@ class NetWorker {
     for (const id of [...this.peers.keys()]) this.removePeer(id, 'stopped');
   }
 
+  /** Diagnostic snapshot (read by tests through worker.evaluate): owned peers and slot states. */
+  debugState(): { peers: string[]; channelStates: string[]; slotStates: number[] } {
+    const slotStates: number[] = [];
+    for (let p = 0; p < MAX_PEERS; p++) slotStates.push(Atomics.load(this.play.i32, this.play.peerI32(p, PEER_I32.STATE)));
+    return { peers: [...this.peers.keys()], channelStates: [...this.peers.values()].map((p) => p.channel.readyState), slotStates };
+  }
+
   private postStats(): void {
     const now = performance.now();
     const seconds = (now - this.lastStatsAt) / 1000;

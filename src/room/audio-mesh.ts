@@ -26,6 +26,8 @@ interface Link {
 export class AudioMesh {
   readonly selfId = crypto.randomUUID();
   private readonly links = new Map<string, Link>();
+  /** Display names from hellos, kept for peers whose offer arrives after their hello. */
+  private readonly names = new Map<string, string>();
   private readonly topic: string;
   onchange: () => void = () => {};
 
@@ -70,9 +72,10 @@ export class AudioMesh {
   private async onMesh(m: MeshMessage): Promise<void> {
     switch (m.type) {
       case 'tutti-hello': {
+        this.names.set(m.from, m.name.slice(0, 40));
         const link = this.links.get(m.from);
         if (link) {
-          link.member.name = m.name;
+          link.member.name = this.names.get(m.from)!;
           this.onchange();
           return;
         }
@@ -99,6 +102,7 @@ export class AudioMesh {
         return;
       }
       case 'tutti-bye':
+        this.names.delete(m.from);
         this.drop(m.from);
         return;
       default:
@@ -107,6 +111,7 @@ export class AudioMesh {
   }
 
   private async offer(peerId: string, name: string): Promise<void> {
+    this.hello(peerId); // the answerer may have joined after our broadcast hello: introduce ourselves
     const link = this.createLink(peerId, name);
     const channel = link.pc.createDataChannel('tutti-audio', AUDIO_CHANNEL_INIT);
     this.net.addPeer(peerId, channel); // transferred before it opens: the page never sees a frame
@@ -116,7 +121,7 @@ export class AudioMesh {
 
   private createLink(peerId: string, name: string): Link {
     const pc = new RTCPeerConnection({ iceServers: this.iceServers });
-    const link: Link = { pc, pendingCandidates: [], member: { id: peerId, name: name || 'Guest', connection: pc.connectionState, audio: false } };
+    const link: Link = { pc, pendingCandidates: [], member: { id: peerId, name: name || this.names.get(peerId) || 'Guest', connection: pc.connectionState, audio: false } };
     this.links.set(peerId, link);
     pc.onicecandidate = (ev) => {
       this.publish({ type: 'tutti-signal', from: this.selfId, to: peerId, candidate: ev.candidate ? ev.candidate.toJSON() : null });

@@ -1,0 +1,13 @@
+// Browser suite: each test launches its own Chromium processes (one per peer) against the real
+// app server it starts itself. One worker: every peer needs a real-time audio thread and the
+// machines have two cores.
+import { defineConfig } from '@playwright/test';
+
+export default defineConfig({
+  testDir: 'tests/e2e',
+  workers: 1,
+  fullyParallel: false,
+  timeout: 180_000,
+  retries: 0,
+  reporter: process.env['CI'] ? [['list'], ['json', { outputFile: 'test-results/browser.json' }]] : 'list',
+});

@@ -1,0 +1,209 @@
+// The audio engine between real browsers: separate Chromium processes, each fed its own WAV as
+// the microphone, join one room through the UI and must hear each other bit-exactly.
+
+import { expect, test, type Page } from '@playwright/test';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { QUANTUM_FRAMES, SAMPLE_RATE } from '../../src/shared/constants.ts';
+import type { StatsMessage } from '../../src/shared/worker-protocol.ts';
+import { installAudit, readAudit } from '../support/audit.ts';
+import { joinRoom, launchPeer, netWorker, type PeerBrowser } from '../support/browsers.ts';
+import { startServer, type RunningServer } from '../support/server.ts';
+import { writeToneWav, zeroCrossingHz } from '../support/wav.ts';
+
+const FRAMES_PER_SECOND = SAMPLE_RATE / QUANTUM_FRAMES; // 375
+const tmp = join(import.meta.dirname, '..', '.tmp');
+
+let server: RunningServer;
+const wav = { a: '', b: '', c: '' };
+
+test.beforeAll(async () => {
+  mkdirSync(tmp, { recursive: true });
+  wav.a = writeToneWav(join(tmp, 'peer-a.wav'), { leftHz: 440, rightHz: 660, seconds: 5 });
+  wav.b = writeToneWav(join(tmp, 'peer-b.wav'), { leftHz: 1000, rightHz: 1250, seconds: 5 });
+  wav.c = writeToneWav(join(tmp, 'peer-c.wav'), { leftHz: 2000, rightHz: 2000, seconds: 5 });
+  server = await startServer();
+});
+test.afterAll(async () => {
+  await server?.close();
+});
+
+function stats(page: Page): Promise<StatsMessage | null> {
+  return page.evaluate(() => document.querySelector('tutti-app')!.stats);
+}
+
+/** Wait until the page receives from `count` peers at full rate. */
+async function waitForPeers(page: Page, count: number): Promise<StatsMessage> {
+  let last: StatsMessage | null = null;
+  await expect
+    .poll(async () => {
+      last = await stats(page);
+      return (last?.peers ?? []).filter((p) => p.channelState === 'open' && p.framesPerSecond > FRAMES_PER_SECOND * 0.8).length;
+    }, { timeout: 30_000, intervals: [250] })
+    .toBe(count);
+  return last!;
+}
+
+interface TapSnapshot {
+  streamId: number;
+  sent: { seqs: number[]; hashes: number[] };
+  received: Record<string, { seqs: number[]; hashes: number[] }>;
+  signal: number[];
+}
+
+async function readTap(page: Page): Promise<TapSnapshot> {
+  const w = await netWorker(page);
+  return w.evaluate(() => {
+    // Runs in the network worker, not on the page's main thread.
+    const t = (self as unknown as { __tuttiTap: import('../../workers/tap.ts').Tap }).__tuttiTap;
+    const received: Record<string, { seqs: number[]; hashes: number[] }> = {};
+    for (const [id, log] of t.received) received[id] = log.toJSON();
+    return { streamId: t.streamId, sent: t.sent.toJSON(), received, signal: Array.from(t.sentSignal) };
+  });
+}
+
+async function debugState(page: Page): Promise<{ peers: string[]; channelStates: string[]; slotStates: number[] }> {
+  const w = await netWorker(page);
+  return w.evaluate(() => (self as unknown as { __tuttiWorker: { debugState(): { peers: string[]; channelStates: string[]; slotStates: number[] } } }).__tuttiWorker.debugState());
+}
+
+/** Every frame `receiver` decoded from `sender` matches the hash `sender` recorded when encoding it. */
+function compareTaps(sender: TapSnapshot, receiverLog: { seqs: number[]; hashes: number[] }): { compared: number; mismatched: number } {
+  const sentBySeq = new Map<number, number>();
+  sender.sent.seqs.forEach((s, i) => sentBySeq.set(s, sender.sent.hashes[i]!));
+  let compared = 0;
+  let mismatched = 0;
+  receiverLog.seqs.forEach((s, i) => {
+    const h = sentBySeq.get(s);
+    if (h === undefined) return; // sent before the sender's tap window (cannot happen in 2 min)
+    compared++;
+    if (h !== receiverLog.hashes[i]) mismatched++;
+  });
+  return { compared, mismatched };
+}
+
+test('two browsers hear each other: bit-exact PCM, no late or lost frames, main thread untouched', async () => {
+  const peers: PeerBrowser[] = [];
+  try {
+    const a = await launchPeer({ wav: wav.a });
+    const b = await launchPeer({ wav: wav.b });
+    peers.push(a, b);
+    await installAudit(a.page);
+    await installAudit(b.page);
+    await joinRoom(a.page, server.url, 'duo', 'Alice');
+    await joinRoom(b.page, server.url, 'duo', 'Bob');
+    await expect(a.page.locator('tutti-peer-strip')).toContainText('Bob');
+    await expect(b.page.locator('tutti-peer-strip')).toContainText('Alice');
+    await waitForPeers(a.page, 1);
+    await waitForPeers(b.page, 1);
+    await a.page.waitForTimeout(2000); // let both pipelines settle
+
+    const before = [await stats(a.page), await stats(b.page)];
+    const auditBefore = [await readAudit(a.page), await readAudit(b.page)];
+    await a.page.waitForTimeout(10_500);
+    const after = [await stats(a.page), await stats(b.page)];
+    const auditAfter = [await readAudit(a.page), await readAudit(b.page)];
+
+    for (let i = 0; i < 2; i++) {
+      const p0 = before[i]!.peers[0]!;
+      const p1 = after[i]!.peers[0]!;
+      const received = p1.received - p0.received;
+      const late = p1.late - p0.late;
+      const lost = p1.lost - p0.lost;
+      console.log(`peer ${i ? 'B' : 'A'}: +${received} frames in 10 s, late ${late}, lost ${lost}, latency p50 ${p1.latencyMs?.p50} ms p99 ${p1.latencyMs?.p99} ms, worker ${after[i]!.workerCpuMsPerSecond} ms/s`);
+      expect(received, 'frames received in 10 s').toBeGreaterThan(FRAMES_PER_SECOND * 10 * 0.95);
+      expect(late + lost, `late ${late} + lost ${lost} over 10 s at the default depth`).toBe(0);
+      expect(p1.rejected).toBe(0);
+      expect(p1.depth).toBe(8);
+    }
+
+    // Bit-exact: every frame each side decoded equals what the other encoded.
+    const tapA = await readTap(a.page);
+    const tapB = await readTap(b.page);
+    const [aId] = Object.keys(tapB.received);
+    const [bId] = Object.keys(tapA.received);
+    const aToB = compareTaps(tapA, tapB.received[aId!]!);
+    const bToA = compareTaps(tapB, tapA.received[bId!]!);
+    console.log(`bit-exact: A→B ${aToB.compared} frames compared, ${aToB.mismatched} differ; B→A ${bToA.compared} compared, ${bToA.mismatched} differ`);
+    for (const r of [aToB, bToA]) {
+      expect(r.compared).toBeGreaterThan(FRAMES_PER_SECOND * 12);
+      expect(r.mismatched).toBe(0);
+    }
+    // Each side sent its own WAV: A's 440 Hz, B's 1000 Hz on the left channel.
+    expect(zeroCrossingHz(tapA.signal)).toBeGreaterThan(430);
+    expect(zeroCrossingHz(tapA.signal)).toBeLessThan(450);
+    expect(zeroCrossingHz(tapB.signal)).toBeGreaterThan(980);
+    expect(zeroCrossingHz(tapB.signal)).toBeLessThan(1020);
+
+    // The main thread handled no audio frame: no DataChannel events, no binary payloads, and only
+    // control messages at a low rate (stats at 2 Hz, signaling).
+    for (let i = 0; i < 2; i++) {
+      const au = auditAfter[i]!;
+      const events = au.events - auditBefore[i]!.events;
+      console.log(`main thread ${i ? 'B' : 'A'}: ${JSON.stringify(au)}`);
+      expect(au.dataChannelEvents).toBe(0);
+      expect(au.binaryEvents).toBe(0);
+      expect(events / 10.5).toBeLessThan(10);
+      for (const t of Object.keys(au.byType)) expect(['ready', 'stats', 'peer-open', 'peer-closed', 'string']).toContain(t);
+    }
+  } finally {
+    await Promise.all(peers.map((p) => p.close()));
+  }
+});
+
+test('a third peer is mixed in; a peer that leaves frees its channel and slot', async () => {
+  const peers: PeerBrowser[] = [];
+  try {
+    const a = await launchPeer({ wav: wav.a });
+    const b = await launchPeer({ wav: wav.b });
+    const c = await launchPeer({ wav: wav.c });
+    peers.push(a, b, c);
+    await joinRoom(a.page, server.url, 'trio', 'Alice');
+    await joinRoom(b.page, server.url, 'trio', 'Bob');
+    await waitForPeers(a.page, 1);
+    await joinRoom(c.page, server.url, 'trio', 'Carol');
+    const s = await waitForPeers(a.page, 2);
+    await waitForPeers(c.page, 2);
+    expect(s.peers.map((p) => p.slot).sort()).toEqual([0, 1]);
+
+    // Both remote streams are mixed: played counters advance and both meters move.
+    const t0 = await stats(a.page);
+    await a.page.waitForTimeout(1500);
+    const t1 = await stats(a.page);
+    for (const p of t1!.peers) {
+      const p0 = t0!.peers.find((q) => q.peerId === p.peerId)!;
+      expect(p.played - p0.played).toBeGreaterThan(FRAMES_PER_SECOND);
+    }
+    const levels = await a.page.evaluate(() => {
+      const strips = [...document.querySelector('tutti-app')!.shadowRoot!.querySelectorAll('tutti-peer-strip')];
+      return strips.map((el) => Number(el.shadowRoot!.querySelector('tutti-meter')!.getAttribute('aria-valuenow')));
+    });
+    expect(levels.length).toBe(2);
+    for (const l of levels) expect(l).toBeGreaterThan(30);
+
+    // Per-peer mute silences only that peer's meter.
+    await a.page.getByRole('button', { name: 'Mute Carol' }).click();
+    await expect
+      .poll(() => a.page.evaluate(() => {
+        const strip = [...document.querySelector('tutti-app')!.shadowRoot!.querySelectorAll('tutti-peer-strip')].find((el) => el.member.name === 'Carol')!;
+        return Number(strip.shadowRoot!.querySelector('tutti-meter')!.getAttribute('aria-valuenow'));
+      }), { timeout: 10_000 })
+      .toBe(0);
+
+    // Live depth change reaches the playout worklet.
+    await a.page.getByRole('slider', { name: /Jitter buffer/ }).fill('16');
+    await expect.poll(async () => (await stats(a.page))!.peers.every((p) => p.depth === 16), { timeout: 10_000 }).toBe(true);
+
+    // Carol leaves: Alice's worker closes her channel and frees her slot; Bob keeps streaming.
+    const before = await debugState(a.page);
+    expect(before.peers.length).toBe(2);
+    await c.page.getByRole('button', { name: 'Leave' }).click();
+    await expect.poll(async () => (await debugState(a.page)).peers.length, { timeout: 15_000 }).toBe(1);
+    const after = await debugState(a.page);
+    expect(after.slotStates.filter((x) => x !== 0).length).toBe(1); // only Bob's slot is not FREE
+    await expect(a.page.locator('tutti-peer-strip')).toHaveCount(1);
+    await waitForPeers(a.page, 1);
+  } finally {
+    await Promise.all(peers.map((p) => p.close()));
+  }
+});
