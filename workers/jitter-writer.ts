@@ -44,6 +44,8 @@ export class JitterWriter {
   lastAhead = 0;
   private started = false;
   private streamId = -1;
+  /** The stream a restart replaced: its stragglers are late, not a reason to switch back. */
+  private previousStreamId = -1;
   private consecutiveLate = 0;
   /** Cursor the worklet will adopt when it acknowledges the pending resync. */
   private pendingCursor = 0;
@@ -105,6 +107,10 @@ export class JitterWriter {
   /** Place an accepted packet (header `h`, bytes `view`) into the ring. */
   accept(h: PacketHeader, view: DataView): Arrival {
     const seq = h.sequence;
+    if (this.started && h.streamId === this.previousStreamId) {
+      this.counters.late++;
+      return Arrival.LATE;
+    }
     if (!this.started || h.streamId !== this.streamId) {
       this.resync(h, view);
       return Arrival.RESYNC;
@@ -119,11 +125,12 @@ export class JitterWriter {
         this.counters.duplicates++;
         return Arrival.DUPLICATE;
       }
-      this.counters.late++;
-      if (++this.consecutiveLate >= RESYNC_AFTER_LATE) {
-        this.resync(h, view);
+      if (this.consecutiveLate + 1 >= RESYNC_AFTER_LATE) {
+        this.resync(h, view); // this frame starts the new timeline: counted received, not late
         return Arrival.RESYNC;
       }
+      this.consecutiveLate++;
+      this.counters.late++;
       return Arrival.LATE;
     }
     if (ahead >= JITTER_SLOTS) {
@@ -161,6 +168,7 @@ export class JitterWriter {
     const i = v.i32;
     const seq = h.sequence;
     if (this.started) this.counters.resyncs++;
+    if (this.started && h.streamId !== this.streamId) this.previousStreamId = this.streamId;
     this.started = true;
     this.streamId = h.streamId;
     this.consecutiveLate = 0;

@@ -62,7 +62,10 @@ export class Mixer {
       if (target < this.depth[p]!) {
         this.depth[p]!--;
         Atomics.store(i32, v.peerI32(p, PEER_I32.DEPTH), this.depth[p]!);
-        Atomics.store(i32, v.taken(p, slotOf(cursor)), cursor | 0);
+        // Drop the frame under the cursor. Mark it taken only if it is really there: a frame that
+        // arrives after its slot was skipped is late, not a duplicate.
+        const skippedSlot = slotOf(cursor);
+        if (Atomics.load(i32, v.tag(p, skippedSlot)) === (cursor | 0)) Atomics.store(i32, v.taken(p, skippedSlot), cursor | 0);
         Atomics.store(i32, v.peerI32(p, PEER_I32.SKIPPED), ++this.skipped[p]!);
         cursor = (cursor + 1) >>> 0;
       }

@@ -29,7 +29,7 @@ test.afterAll(async () => {
 });
 
 function stats(page: Page): Promise<StatsMessage | null> {
-  return page.evaluate(() => document.querySelector('tutti-app')!.stats);
+  return page.evaluate(() => (document.querySelector('tutti-app') as unknown as { stats: StatsMessage | null }).stats);
 }
 
 /** Wait until the page receives from `count` peers at full rate. */
@@ -185,7 +185,7 @@ test('a third peer is mixed in; a peer that leaves frees its channel and slot', 
     await a.page.getByRole('button', { name: 'Mute Carol' }).click();
     await expect
       .poll(() => a.page.evaluate(() => {
-        const strip = [...document.querySelector('tutti-app')!.shadowRoot!.querySelectorAll('tutti-peer-strip')].find((el) => el.member.name === 'Carol')!;
+        const strip = [...document.querySelector('tutti-app')!.shadowRoot!.querySelectorAll('tutti-peer-strip')].find((el) => (el as unknown as { member: { name: string } }).member.name === 'Carol')!;
         return Number(strip.shadowRoot!.querySelector('tutti-meter')!.getAttribute('aria-valuenow'));
       }), { timeout: 10_000 })
       .toBe(0);

@@ -29,8 +29,8 @@ export interface PeerBrowser {
   close(): Promise<void>;
 }
 
-export async function launchPeer(opts: { wav?: string; extraArgs?: string[] } = {}): Promise<PeerBrowser> {
-  const args = [...BASE_ARGS, ...(opts.wav ? [`--use-file-for-fake-audio-capture=${opts.wav}`] : []), ...(opts.extraArgs ?? [])];
+export async function launchPeer(opts: { wav?: string; extraArgs?: string[]; omitArgs?: string[] } = {}): Promise<PeerBrowser> {
+  const args = [...BASE_ARGS.filter((a) => !opts.omitArgs?.includes(a)), ...(opts.wav ? [`--use-file-for-fake-audio-capture=${opts.wav}`] : []), ...(opts.extraArgs ?? [])];
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args });
   const context = await browser.newContext();
   const page = await context.newPage();
