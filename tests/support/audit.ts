@@ -16,42 +16,45 @@ export interface MainThreadAudit {
   byType: Record<string, number>;
 }
 
-export async function installAudit(page: Page): Promise<void> {
-  await page.addInitScript(() => {
-    const audit = { events: 0, dataChannelEvents: 0, binaryEvents: 0, binaryBytes: 0, byType: {} as Record<string, number> };
-    (globalThis as unknown as { __mainThreadAudit: typeof audit }).__mainThreadAudit = audit;
-    const desc = Object.getOwnPropertyDescriptor(MessageEvent.prototype, 'data')!;
-    const seen = new WeakSet<object>();
-    const binaryBytes = (v: unknown, depth: number): number => {
-      if (v instanceof ArrayBuffer || (typeof SharedArrayBuffer !== 'undefined' && v instanceof SharedArrayBuffer)) return v.byteLength;
-      if (ArrayBuffer.isView(v)) return v.byteLength;
-      if (v instanceof Blob) return v.size;
-      if (depth <= 0 || typeof v !== 'object' || v === null) return 0;
-      let n = 0;
-      for (const k of Object.keys(v)) n += binaryBytes((v as Record<string, unknown>)[k], depth - 1);
-      return n;
-    };
-    Object.defineProperty(MessageEvent.prototype, 'data', {
-      configurable: true,
-      get(this: MessageEvent) {
-        const data: unknown = desc.get!.call(this);
-        if (!seen.has(this)) {
-          seen.add(this);
-          audit.events++;
-          if (typeof RTCDataChannel !== 'undefined' && this.target instanceof RTCDataChannel) audit.dataChannelEvents++;
-          const bytes = binaryBytes(data, 3);
-          // The worker's init-time SharedArrayBuffers are never sent to the page; any binary is a finding.
-          if (bytes > 0) {
-            audit.binaryEvents++;
-            audit.binaryBytes += bytes;
-          }
-          const t = typeof data === 'object' && data !== null && typeof (data as { type?: unknown }).type === 'string' ? (data as { type: string }).type : typeof data;
-          audit.byType[t] = (audit.byType[t] ?? 0) + 1;
-        }
-        return data;
-      },
-    });
+/**
+ * The audit as plain JavaScript source: passed to addInitScript as a string so no transpiler
+ * helper (e.g. tsx's __name) leaks into the page.
+ */
+const AUDIT_SCRIPT = `(() => {
+  const audit = { events: 0, dataChannelEvents: 0, binaryEvents: 0, binaryBytes: 0, byType: {} };
+  globalThis.__mainThreadAudit = audit;
+  const desc = Object.getOwnPropertyDescriptor(MessageEvent.prototype, 'data');
+  const seen = new WeakSet();
+  const binaryBytes = (v, depth) => {
+    if (v instanceof ArrayBuffer || (typeof SharedArrayBuffer !== 'undefined' && v instanceof SharedArrayBuffer)) return v.byteLength;
+    if (ArrayBuffer.isView(v)) return v.byteLength;
+    if (v instanceof Blob) return v.size;
+    if (depth <= 0 || typeof v !== 'object' || v === null) return 0;
+    let n = 0;
+    for (const k of Object.keys(v)) n += binaryBytes(v[k], depth - 1);
+    return n;
+  };
+  Object.defineProperty(MessageEvent.prototype, 'data', {
+    configurable: true,
+    get() {
+      const data = desc.get.call(this);
+      if (!seen.has(this)) {
+        seen.add(this);
+        audit.events++;
+        if (typeof RTCDataChannel !== 'undefined' && this.target instanceof RTCDataChannel) audit.dataChannelEvents++;
+        // Any binary payload is a finding: the page is never sent audio, nor shared memory.
+        const bytes = binaryBytes(data, 3);
+        if (bytes > 0) { audit.binaryEvents++; audit.binaryBytes += bytes; }
+        const t = typeof data === 'object' && data !== null && typeof data.type === 'string' ? data.type : typeof data;
+        audit.byType[t] = (audit.byType[t] || 0) + 1;
+      }
+      return data;
+    },
   });
+})();`;
+
+export async function installAudit(page: Page): Promise<void> {
+  await page.addInitScript({ content: AUDIT_SCRIPT });
 }
 
 export function readAudit(page: Page): Promise<MainThreadAudit> {
