@@ -32,7 +32,7 @@ async function benchWake(): Promise<WakeResult[]> {
   const peer = await launchPeer();
   try {
     await peer.page.goto(`http://127.0.0.1:${port}/wake/index.html`);
-    return await peer.page.evaluate((s) => window.__wakeBench(s), wakeSeconds);
+    return await peer.page.evaluate((s) => (window as unknown as { __wakeBench(s: number): Promise<WakeResult[]> }).__wakeBench(s), wakeSeconds);
   } finally {
     await peer.close();
     await app.close();
