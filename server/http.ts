@@ -75,7 +75,15 @@ function handle(req: IncomingMessage, res: ServerResponse, root: string | null, 
     res.end('signaling server only\n');
     return;
   }
-  let path = normalize(decodeURIComponent(url.pathname)).replace(/^(\.\.[/\\])+/, '');
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(url.pathname);
+  } catch {
+    res.statusCode = 400;
+    res.end('malformed URL\n');
+    return;
+  }
+  let path = normalize(decoded).replace(/^(\.\.[/\\])+/, '');
   let file = join(root, path);
   if (!file.startsWith(root)) {
     res.statusCode = 403;

@@ -92,6 +92,8 @@ export class SignalingHub {
   }
 
   private onMessage(client: Client, raw: RawData, isBinary: boolean): void {
+    // Frames already buffered when we closed a socket still arrive: a dropped client is done.
+    if (!this.clients.has(client)) return;
     if (!this.takeToken(client)) {
       this.abuse(client, CloseCode.RATE_LIMITED, 'rate limit exceeded');
       return;
@@ -164,6 +166,7 @@ export class SignalingHub {
   }
 
   private abuse(c: Client, code: number, reason: string): void {
+    if (!this.clients.has(c)) return;
     this.counters.closedForAbuse++;
     c.ws.close(code, reason);
     this.drop(c);

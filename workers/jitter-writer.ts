@@ -28,6 +28,8 @@ export interface ReceiverCounters {
   late: number;
   duplicates: number;
   resyncs: number;
+  /** Stragglers of the stream a restart replaced. */
+  stale: number;
 }
 
 /** Claim a FREE peer slot, or -1 when all MAX_PEERS are in use. */
@@ -39,7 +41,7 @@ export function findFreePeer(v: PlaybackViews, maxPeers: number): number {
 }
 
 export class JitterWriter {
-  readonly counters: ReceiverCounters = { received: 0, late: 0, duplicates: 0, resyncs: 0 };
+  readonly counters: ReceiverCounters = { received: 0, late: 0, duplicates: 0, resyncs: 0, stale: 0 };
   /** Quanta between this frame and the playout cursor at arrival (for the latency estimate). */
   lastAhead = 0;
   private started = false;
@@ -108,7 +110,7 @@ export class JitterWriter {
   accept(h: PacketHeader, view: DataView): Arrival {
     const seq = h.sequence;
     if (this.started && h.streamId === this.previousStreamId) {
-      this.counters.late++;
+      this.counters.stale++;
       return Arrival.LATE;
     }
     if (!this.started || h.streamId !== this.streamId) {
@@ -184,10 +186,13 @@ export class JitterWriter {
     Atomics.store(i, v.tag(this.peer, slot), seq | 0);
     this.newest = seq;
     Atomics.store(i, v.peerI32(this.peer, PEER_I32.NEWEST), seq | 0);
+    // Seqlock: RESYNC_GEN is odd while the two fields change, even (and new) once they are whole.
+    const genIdx = v.peerI32(this.peer, PEER_I32.RESYNC_GEN);
+    Atomics.store(i, genIdx, (this.resyncGen + 1) | 0);
     Atomics.store(i, v.peerI32(this.peer, PEER_I32.RESYNC_CURSOR), this.pendingCursor | 0);
     Atomics.store(i, v.peerI32(this.peer, PEER_I32.RESYNC_FIRST), seq | 0);
-    this.resyncGen = (this.resyncGen + 1) | 0;
-    Atomics.store(i, v.peerI32(this.peer, PEER_I32.RESYNC_GEN), this.resyncGen); // publishes the resync
+    this.resyncGen = (this.resyncGen + 2) | 0;
+    Atomics.store(i, genIdx, this.resyncGen); // publishes the resync
     this.counters.received++;
     this.lastAhead = this.depth;
   }

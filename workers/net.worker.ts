@@ -14,6 +14,7 @@ import {
   decodedHash,
   encodePacket,
   newHeader,
+  packetBytes,
   payloadHash,
 } from '../src/shared/wire.ts';
 import type { FromWorker, PeerStats, ToWorker, TestOptions } from '../src/shared/worker-protocol.ts';
@@ -47,9 +48,15 @@ class NetWorker {
   private readonly cap: CaptureViews;
   private readonly play: PlaybackViews;
   private readonly peers = new Map<string, RemotePeer>();
+  /** The same peers as an array: the per-frame send loop iterates it without allocating. */
+  private peerList: RemotePeer[] = [];
   private readonly frame = new Float32Array(QUANTUM_SAMPLES);
-  private readonly packet = new Uint8Array(MAX_PACKET_BYTES);
+  private readonly packet = new Uint8Array(new ArrayBuffer(MAX_PACKET_BYTES));
   private readonly packetView = new DataView(this.packet.buffer);
+  /** Views of `packet` for each length encodePacket can return (silent, mono, stereo), made once. */
+  private readonly packetOfLength = new Map<number, Uint8Array<ArrayBuffer>>(
+    [packetBytes(1, true), packetBytes(1, false), packetBytes(2, false)].map((n) => [n, this.packet.subarray(0, n)]),
+  );
   private readonly header = newHeader();
   private readonly tap: Tap | null;
   private channels: 1 | 2;
@@ -115,9 +122,10 @@ class NetWorker {
   private sendFrame(captureUs: number): void {
     if (this.sendMuted) this.frame.fill(0);
     const len = encodePacket(this.packet, this.packetView, this.frame, this.channels, this.streamId, this.seq, captureUs);
-    const bytes = this.packet.subarray(0, len);
-    for (const peer of this.peers.values()) {
-      const ch = peer.channel;
+    const bytes = this.packetOfLength.get(len)!;
+    const peers = this.peerList;
+    for (let i = 0; i < peers.length; i++) {
+      const ch = peers[i]!.channel;
       if (ch.readyState === 'open' && ch.bufferedAmount <= MAX_BUFFERED_BYTES) ch.send(bytes);
     }
     if (this.tap) {
@@ -146,6 +154,7 @@ class NetWorker {
     channel.onerror = () => {}; // a close follows; the reason is reported there
     channel.onmessage = (ev: MessageEvent) => this.onPacket(peer, ev.data);
     this.peers.set(peerId, peer);
+    this.peerList = [...this.peers.values()];
     if (channel.readyState === 'open') post({ type: 'peer-open', peerId });
   }
 
@@ -153,6 +162,7 @@ class NetWorker {
     const peer = this.peers.get(peerId);
     if (!peer) return;
     this.peers.delete(peerId);
+    this.peerList = [...this.peers.values()];
     peer.channel.onopen = peer.channel.onclose = peer.channel.onmessage = peer.channel.onerror = null;
     if (peer.channel.readyState !== 'closed') peer.channel.close();
     peer.writer.release();
@@ -166,6 +176,8 @@ class NetWorker {
         this.reject(peer, Reject.NOT_BINARY);
         return;
       }
+      // The browser hands every message over in a fresh ArrayBuffer; this view is the only JS object
+      // we add per packet. Decoding writes straight into the shared de-jitter slot.
       const view = new DataView(data);
       const h = this.header;
       const why = decodeHeader(view, h);
@@ -184,7 +196,7 @@ class NetWorker {
       }
     } catch (err) {
       // Never let one packet take the worker's event loop down.
-      this.reject(peer, Reject.BAD_LENGTH);
+      this.reject(peer, Reject.INTERNAL);
       post({ type: 'error', message: `packet handling failed: ${String(err)}` });
     } finally {
       this.busyMs += performance.now() - t0;
@@ -248,7 +260,9 @@ class NetWorker {
         received: c.received,
         late: c.late,
         // A missed playout slot is either a frame that came late or one that never came.
+        // (Stragglers of a replaced stream are counted `stale`, not late, so they do not hide losses.)
         lost: Math.max(0, missed - c.late),
+        stale: c.stale,
         duplicates: c.duplicates,
         rejected: p.rejected,
         resyncs: c.resyncs,

@@ -23,7 +23,7 @@ export class FrameLog {
 export class Tap {
   readonly sent = new FrameLog();
   readonly received = new Map<string, FrameLog>();
-  /** First second of the sent signal's left channel, to check the capture is the test's WAV. */
+  /** The most recent second of the sent signal's left channel (circular), to check the capture is the test's WAV. */
   readonly sentSignal = new Float32Array(48_000);
   sentSignalLength = 0;
   streamId = 0;

@@ -23,6 +23,8 @@ class CaptureProcessor extends AudioWorkletProcessor {
     const l = input?.[0];
     if (!l) {
       frame.fill(0); // no input connected yet: keep the stream's clock running with silence
+      this.peak *= METER_DECAY;
+      this.views.f32[CAP_F32.PEAK] = this.peak;
     } else {
       const r = input[1] ?? l;
       let peak = 0;

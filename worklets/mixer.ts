@@ -108,22 +108,20 @@ export class Mixer {
     this.finishMaster(outL, outR);
   }
 
-  /** Adopt a resync the worker published (seqlock on RESYNC_GEN: retry if it moved meanwhile). */
+  /**
+   * Adopt a resync the worker published. Seqlock on RESYNC_GEN: odd means the worker is writing the
+   * fields; a changed value after reading them means they may be mixed. Either way keep the current
+   * timeline for this quantum and try again at the next one (never spin on the audio thread).
+   */
   private adoptResync(p: number): void {
     const v = this.v;
     const i32 = v.i32;
     const genIdx = v.peerI32(p, PEER_I32.RESYNC_GEN);
-    let gen = Atomics.load(i32, genIdx);
-    if (gen === this.ackGen[p]) return;
-    let cursor = 0;
-    let first = 0;
-    for (;;) {
-      cursor = Atomics.load(i32, v.peerI32(p, PEER_I32.RESYNC_CURSOR)) >>> 0;
-      first = Atomics.load(i32, v.peerI32(p, PEER_I32.RESYNC_FIRST)) >>> 0;
-      const again = Atomics.load(i32, genIdx);
-      if (again === gen) break;
-      gen = again;
-    }
+    const gen = Atomics.load(i32, genIdx);
+    if (gen === this.ackGen[p] || (gen & 1) !== 0) return;
+    const cursor = Atomics.load(i32, v.peerI32(p, PEER_I32.RESYNC_CURSOR)) >>> 0;
+    const first = Atomics.load(i32, v.peerI32(p, PEER_I32.RESYNC_FIRST)) >>> 0;
+    if (Atomics.load(i32, genIdx) !== gen) return;
     this.cursor[p] = cursor;
     this.first[p] = first;
     this.depth[p] = seqDiff(first, cursor);

@@ -42,7 +42,10 @@ export class AudioMesh {
     signaling.onmessage = (topic, data) => {
       if (topic !== this.topic) return;
       const m = parseMeshMessage(data);
-      if (m && m.from !== this.selfId && (!('to' in m) || m.to === undefined || m.to === this.selfId)) void this.onMesh(m);
+      if (m && m.from !== this.selfId && (!('to' in m) || m.to === undefined || m.to === this.selfId)) {
+        // A peer's bad SDP or candidate must not break the room for us: drop that peer's link.
+        this.onMesh(m).catch(() => this.drop(m.from));
+      }
     };
     signaling.onopen = () => this.hello();
     signaling.subscribe(this.topic);

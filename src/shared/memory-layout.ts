@@ -18,9 +18,9 @@ import { CAPTURE_RING_QUANTA, JITTER_SLOTS, MAX_PEERS, QUANTUM_SAMPLES } from '.
 export const CAP_I32 = {
   /** W cap (Atomics.add +1 after each pushed quantum, then Atomics.notify), R net (Atomics.waitAsync). */
   WAKE: 0,
-  /** W cap: quanta dropped because the ring was full (net stalled > ring length). R net, page. */
+  /** W cap: quanta dropped because the ring was full (net stalled > ring length). R net (→ stats). */
   OVERFLOWS: 1,
-  /** W cap: quanta rendered since start. R net. */
+  /** W cap: quanta rendered since start. R: diagnostics only (no reader yet). */
   QUANTA: 2,
   SIZE: 4,
 } as const;
@@ -82,7 +82,7 @@ export type PeerState = (typeof PeerState)[keyof typeof PeerState];
 
 /** Global Int32 fields of the playback block. */
 export const PLAY_I32 = {
-  /** W play: quanta rendered. R net (playout clock), page. */
+  /** W play: quanta rendered. R: diagnostics only (no reader yet). */
   QUANTA: 0,
   /** W play: output samples clipped to full scale. R page. */
   CLIPPED: 1,
@@ -97,13 +97,13 @@ export const PEER_I32 = {
   RESYNC_CURSOR: 1,
   /** W net: first sequence of the resynchronised stream (misses count from here). Before RESYNC_GEN. */
   RESYNC_FIRST: 2,
-  /** W net (add 1, publishes the two fields above), R play at each quantum start. */
+  /** W net: seqlock: odd while the two fields above change, then the next even value publishes them. R play at each quantum start. */
   RESYNC_GEN: 3,
   /** W play: the RESYNC_GEN it has adopted. R net (is a resync still pending?). */
   ACK_GEN: 4,
-  /** W play: next sequence to play, stored after each quantum. R net: "can be late" (only grows). */
+  /** W play: next sequence to play, stored after each quantum. R net: "can be late"; moves back only at a resync. */
   CURSOR: 5,
-  /** W net: highest sequence written. R play (underrun vs. hole). */
+  /** W net: highest sequence written. R: diagnostics only (no reader yet). */
   NEWEST: 6,
   /** W net: wanted depth in quanta (MIN_DEPTH..MAX_DEPTH). R play, which walks toward it 1/quantum. */
   TARGET_DEPTH: 7,
@@ -113,9 +113,9 @@ export const PEER_I32 = {
   PLAYED: 9,
   /** W play: playout slots whose frame was absent (lost or not yet arrived). R net. */
   MISSED: 10,
-  /** W play: frames dropped to lower the depth. R net. */
+  /** W play: frames dropped to lower the depth. R: diagnostics only (no reader yet). */
   SKIPPED: 11,
-  /** W play: depth it currently applies. R net, page. */
+  /** W play: depth it currently applies. R net (→ stats). */
   DEPTH: 12,
   SIZE: 16,
 } as const;

@@ -16,12 +16,11 @@ export type SignalingServerMessage =
 
 /** WebSocket close codes the server uses (4000–4999 is the application range). */
 export const CloseCode = {
+  /** Sent by `ws` itself for a frame over maxPayload. */
   MESSAGE_TOO_BIG: 1009,
-  POLICY: 1008,
   TOO_MANY_TOPICS: 4001,
   RATE_LIMITED: 4002,
   PING_TIMEOUT: 4003,
-  BAD_ORIGIN: 4004,
 } as const;
 
 /** Topic under which a room's audio mesh is negotiated. */

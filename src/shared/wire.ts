@@ -49,6 +49,8 @@ export const Reject = {
   BAD_FRAMES: 7,
   BAD_LENGTH: 8,
   NOT_BINARY: 9,
+  /** Accepted by the decoder but handling it threw: a bug of ours, counted instead of crashing. */
+  INTERNAL: 10,
 } as const;
 export type Reject = (typeof Reject)[keyof typeof Reject];
 export const REJECT_NAMES: Record<Reject, string> = {
@@ -62,6 +64,7 @@ export const REJECT_NAMES: Record<Reject, string> = {
   7: 'bad-frames',
   8: 'bad-length',
   9: 'not-binary',
+  10: 'internal-error',
 };
 
 /** Largest packet v1 can produce: header + 128 stereo PCM16 frames (526 bytes). */

@@ -1,6 +1,6 @@
 // Messages across the page ↔ network-worker boundary, both directions, as discriminated unions.
 // None of them carries audio: frames travel only through SharedArrayBuffers and DataChannels the
-// worker owns. Control messages only; stats at most 4 Hz.
+// worker owns. Control messages only; stats every 500 ms (2 Hz).
 
 import type { CaptureMemory } from './memory-layout.ts';
 
@@ -73,11 +73,13 @@ export interface PeerStats {
   duplicates: number;
   rejected: number;
   resyncs: number;
+  /** Frames of a stream the peer has since restarted, dropped. */
+  stale: number;
   played: number;
   missed: number;
   /** Depth the playback worklet currently applies, in quanta. */
   depth: number;
-  /** Added latency (capture timestamp to playout, excluding device I/O), ms over the last second. */
+  /** Added latency (capture timestamp to playout, excluding device I/O), ms, since the previous stats message. */
   latencyMs: { p50: number; p99: number } | null;
   framesPerSecond: number;
 }

@@ -58,6 +58,8 @@ class SpecModel {
   // writer side
   started = false;
   streamId = -1;
+  /** The stream a restart replaced: its stragglers are dropped as stale. */
+  previousStreamId = -1;
   consecutiveLate = 0;
   depth: number;
   pending: { first: number; cursor: number } | null = null;
@@ -69,6 +71,7 @@ class SpecModel {
   late = 0;
   duplicates = 0;
   resyncs = 0;
+  stale = 0;
   // worklet side
   mStarted = false;
   cursor = 0;
@@ -83,6 +86,10 @@ class SpecModel {
   }
 
   accept(seq: number, streamId: number): Arrival {
+    if (this.started && streamId === this.previousStreamId) {
+      this.stale++;
+      return Arrival.LATE;
+    }
     if (!this.started || streamId !== this.streamId) return this.resync(seq, streamId);
     const cursor = this.pending ? this.pending.cursor : this.cursor;
     const ahead = seqDiff(seq, cursor);
@@ -110,6 +117,7 @@ class SpecModel {
 
   private resync(seq: number, streamId: number): Arrival {
     if (this.started) this.resyncs++;
+    if (this.started && streamId !== this.streamId) this.previousStreamId = this.streamId;
     this.started = true;
     this.streamId = streamId;
     this.consecutiveLate = 0;
@@ -366,15 +374,15 @@ class Sim {
       const c = p.writer.counters;
       const m = p.model;
       const tag = `peer ${p.peer}`;
-      const actual = { received: c.received, late: c.late, duplicates: c.duplicates, resyncs: c.resyncs };
-      const wanted = { received: m.received, late: m.late, duplicates: m.duplicates, resyncs: m.resyncs };
+      const actual = { received: c.received, late: c.late, duplicates: c.duplicates, resyncs: c.resyncs, stale: c.stale };
+      const wanted = { received: m.received, late: m.late, duplicates: m.duplicates, resyncs: m.resyncs, stale: m.stale };
       if (JSON.stringify(actual) !== JSON.stringify(wanted)) this.problem(`${tag}: writer counters ${JSON.stringify(actual)}, the design says ${JSON.stringify(wanted)}`);
       const n = p.deliveries.length;
-      if (c.received + c.late + c.duplicates !== n) this.problem(`${tag}: received ${c.received} + late ${c.late} + duplicates ${c.duplicates} != ${n} deliveries`);
+      if (c.received + c.late + c.duplicates + c.stale !== n) this.problem(`${tag}: received ${c.received} + late ${c.late} + duplicates ${c.duplicates} + stale ${c.stale} != ${n} deliveries`);
       const byKind = [0, 0, 0, 0];
       for (const d of p.deliveries) byKind[d.got]!++;
       if (c.received !== byKind[Arrival.ON_TIME]! + byKind[Arrival.RESYNC]!) this.problem(`${tag}: received ${c.received} != ON_TIME ${byKind[0]} + RESYNC ${byKind[3]}`);
-      if (c.late !== byKind[Arrival.LATE]!) this.problem(`${tag}: late counter ${c.late} != ${byKind[1]} LATE arrivals`);
+      if (c.late + c.stale !== byKind[Arrival.LATE]!) this.problem(`${tag}: late ${c.late} + stale ${c.stale} != ${byKind[1]} LATE arrivals`);
       if (c.duplicates !== byKind[Arrival.DUPLICATE]!) this.problem(`${tag}: duplicates counter ${c.duplicates} != ${byKind[2]} DUPLICATE arrivals`);
       if (c.resyncs !== Math.max(0, byKind[Arrival.RESYNC]! - 1)) this.problem(`${tag}: resyncs counter ${c.resyncs} != ${byKind[3]} RESYNC arrivals - 1`);
 
@@ -429,7 +437,7 @@ describe('de-jitter ring: JitterWriter + Mixer on a virtual clock', () => {
         assert.equal(id, s >= 0 ? frameId(s0 + s) : 0, `delay ${delay}, tick ${t}`);
       });
       assert.equal(p.writer.counters.received, 400 - arrive);
-      assert.deepEqual({ ...p.writer.counters }, { received: 400 - arrive, late: 0, duplicates: 0, resyncs: 0 });
+      assert.deepEqual({ ...p.writer.counters }, { received: 400 - arrive, late: 0, duplicates: 0, resyncs: 0, stale: 0 });
       assert.equal(p.writer.playCounter(PEER_I32.MISSED), 0);
       assert.equal(p.writer.playCounter(PEER_I32.DEPTH), DEFAULT_DEPTH);
       assert.equal(p.writer.playCounter(PEER_I32.PLAYED), 400 - arrive - DEFAULT_DEPTH);
@@ -721,7 +729,7 @@ describe('live depth changes', () => {
     assert.deepEqual(p.observedSkips, Array.from({ length: 12 }, (_, k) => s0 + 282 + 2 * k));
     assert.equal(p.writer.playCounter(PEER_I32.DEPTH), 4);
     assert.equal(p.writer.playCounter(PEER_I32.MISSED), 0);
-    assert.deepEqual({ ...p.writer.counters }, { received: 498, late: 0, duplicates: 0, resyncs: 0 });
+    assert.deepEqual({ ...p.writer.counters }, { received: 498, late: 0, duplicates: 0, resyncs: 0, stale: 0 });
     assert.equal(p.playedSet.size, p.played.length);
     // Every frame sent is played once or skipped once, none twice, none lost.
     const last = p.played[p.played.length - 1]!.seq;
@@ -761,7 +769,7 @@ describe('live depth changes', () => {
     sim.finish();
     assert.deepEqual(
       counters,
-      { received: 496, late: 1, duplicates: 0, resyncs: 0 },
+      { received: 496, late: 1, duplicates: 0, resyncs: 0, stale: 0 },
       `counters after a shrink skipped an empty slot (5290 lost, 5294 arrived after its slot was skipped):\n  ${sim.problems.join('\n  ')}`,
     );
   });
