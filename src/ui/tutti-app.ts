@@ -185,7 +185,9 @@ export class TuttiApp extends LitElement {
               </select>
             </label>
           </div>
-          <label>Mix output <tutti-meter .read=${() => levels().master} label="Mix output level"></tutti-meter></label>
+          <label>Mix output
+            ${levels().clipped > 0 ? html`<span class="clip" title="The mix exceeded full scale and was clipped; turn the output or a peer down.">CLIP (${levels().clipped} samples)</span>` : nothing}
+            <tutti-meter .read=${() => levels().master} label="Mix output level"></tutti-meter></label>
           ${this.stats
             ? html`<span class="muted-note" data-testid="send-stats">Sending ${this.stats.sendFramesPerSecond} frames/s · worker ${this.stats.workerCpuMsPerSecond} ms/s</span>`
             : nothing}
