@@ -9,7 +9,7 @@ import type { StatsMessage } from '../../src/shared/worker-protocol.ts';
 import { installAudit, readAudit } from '../support/audit.ts';
 import { joinRoom, launchPeer, netWorker, type PeerBrowser } from '../support/browsers.ts';
 import { startServer, type RunningServer } from '../support/server.ts';
-import { writeToneWav, zeroCrossingHz } from '../support/wav.ts';
+import { tonePower, writeToneWav, zeroCrossingHz } from '../support/wav.ts';
 
 const FRAMES_PER_SECOND = SAMPLE_RATE / QUANTUM_FRAMES; // 375
 const tmp = join(import.meta.dirname, '..', '.tmp');
@@ -129,11 +129,12 @@ test('two browsers hear each other: bit-exact PCM, no late or lost frames, main 
       expect(r.compared).toBeGreaterThan(FRAMES_PER_SECOND * 12);
       expect(r.mismatched).toBe(0);
     }
-    // Each side sent its own WAV: A's 440 Hz, B's 1000 Hz on the left channel.
-    expect(zeroCrossingHz(tapA.signal)).toBeGreaterThan(430);
-    expect(zeroCrossingHz(tapA.signal)).toBeLessThan(450);
-    expect(zeroCrossingHz(tapB.signal)).toBeGreaterThan(980);
-    expect(zeroCrossingHz(tapB.signal)).toBeLessThan(1020);
+    // Each side sent its own WAV: A's 440 Hz, B's 1000 Hz on the left channel. (Goertzel power, not
+    // zero crossings: the fake capture device glitches now and then under load.)
+    console.log(`sent tones: A ~${Math.round(zeroCrossingHz(tapA.signal))} Hz, B ~${Math.round(zeroCrossingHz(tapB.signal))} Hz by zero crossings`);
+    expect(tonePower(tapA.signal, 440)).toBeGreaterThan(20 * tonePower(tapA.signal, 1000));
+    expect(tonePower(tapB.signal, 1000)).toBeGreaterThan(20 * tonePower(tapB.signal, 440));
+    expect(tonePower(tapA.signal, 440)).toBeGreaterThan(0.01); // a 0.4-amplitude sine gives 0.04
 
     // The main thread handled no audio frame: no DataChannel events, no binary payloads, and only
     // control messages at a low rate (stats at 2 Hz, signaling).

@@ -44,6 +44,19 @@ export function writeToneWav(path: string, spec: ToneSpec): string {
   return path;
 }
 
+/** Power of `x` at `hz` (Goertzel), normalised by length: robust to a few glitches in the signal. */
+export function tonePower(x: ArrayLike<number>, hz: number, sampleRate = 48_000): number {
+  const k = 2 * Math.cos((2 * Math.PI * hz) / sampleRate);
+  let s1 = 0;
+  let s2 = 0;
+  for (let i = 0; i < x.length; i++) {
+    const s0 = x[i]! + k * s1 - s2;
+    s2 = s1;
+    s1 = s0;
+  }
+  return (s1 * s1 + s2 * s2 - k * s1 * s2) / (x.length * x.length);
+}
+
 /** Dominant frequency of a signal by counting upward zero crossings (fine for a clean tone). */
 export function zeroCrossingHz(x: ArrayLike<number>, sampleRate = 48_000): number {
   let crossings = 0;
