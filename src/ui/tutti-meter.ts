@@ -14,26 +14,27 @@ export function meterPosition(peak: number): number {
 }
 
 /**
- * @csspart bar - the moving bar
+ * @csspart mask - the cover that uncovers the scale up to the current level
  */
 @customElement('tutti-meter')
 export class TuttiMeter extends LitElement {
   static override styles = css`
-    :host { display: block; height: 8px; border-radius: 4px; background: #26313d; overflow: hidden; }
-    .bar { height: 100%; width: 100%; transform-origin: left; transform: scaleX(0);
+    :host { display: block; position: relative; height: 8px; border-radius: 4px; overflow: hidden;
       background: linear-gradient(90deg, #3fb58a 0 70%, #e3c14b 70% 90%, #e5534b 90%); }
+    /* The scale stays put (red means the top 6 dB); a mask uncovers it from the left. */
+    .mask { position: absolute; inset: 0; background: #26313d; transform-origin: right; transform: scaleX(1); }
   `;
   /** Returns the current peak, linear (1 = full scale). */
   @property({ attribute: false }) read: () => number = () => 0;
   @property() label = 'level';
-  @query('.bar') private bar!: HTMLDivElement;
+  @query('.mask') private mask!: HTMLDivElement;
   private raf = 0;
 
   override connectedCallback(): void {
     super.connectedCallback();
     const tick = () => {
       const pos = meterPosition(this.read());
-      if (this.bar) this.bar.style.transform = `scaleX(${pos})`;
+      if (this.mask) this.mask.style.transform = `scaleX(${1 - pos})`;
       this.setAttribute('aria-valuenow', String(Math.round(pos * 100)));
       this.raf = requestAnimationFrame(tick);
     };
@@ -50,7 +51,7 @@ export class TuttiMeter extends LitElement {
     this.setAttribute('aria-label', this.label);
   }
   override render() {
-    return html`<div class="bar" part="bar"></div>`;
+    return html`<div class="mask" part="mask"></div>`;
   }
 }
 
