@@ -53,6 +53,8 @@ export class JitterWriter {
   private pendingCursor = 0;
   private resyncGen = 0;
   private newest = 0;
+  /** First sequence of the current timeline: older frames in a slot belong to a previous one. */
+  private firstSeq = 0;
   private depth: number;
 
   /** Initialise FREE slot `peer` (play does not touch FREE slots) and publish it ACTIVE. */
@@ -162,8 +164,6 @@ export class JitterWriter {
     this.lastAhead = ahead;
     return Arrival.ON_TIME;
   }
-
-  private firstSeq = 0;
 
   private resync(h: PacketHeader, view: DataView): void {
     const v = this.v;

@@ -9,6 +9,7 @@ import { seqAdd } from '../src/shared/seq.ts';
 import {
   FLAG,
   MAX_PACKET_BYTES,
+  REJECT_NAMES,
   Reject,
   decodeHeader,
   decodedHash,
@@ -17,7 +18,7 @@ import {
   packetBytes,
   payloadHash,
 } from '../src/shared/wire.ts';
-import type { FromWorker, PeerStats, ToWorker, TestOptions } from '../src/shared/worker-protocol.ts';
+import type { FromWorker, InitMessage, PeerStats, ToWorker } from '../src/shared/worker-protocol.ts';
 import { Arrival, JitterWriter, findFreePeer } from './jitter-writer.ts';
 import { LatencyWindow } from './latency-window.ts';
 import { Tap } from './tap.ts';
@@ -34,7 +35,8 @@ function nowUs(): number {
 
 class RemotePeer {
   rejected = 0;
-  readonly rejectedBy = new Map<number, number>();
+  /** Rejections per Reject code (index), reported by name in stats. */
+  readonly rejectedBy = new Uint32Array(Object.keys(REJECT_NAMES).length);
   readonly latency = new LatencyWindow();
   lastReceived = 0;
   constructor(
@@ -72,7 +74,7 @@ class NetWorker {
   private stopped = false;
   private readonly statsTimer: ReturnType<typeof setInterval>;
 
-  constructor(init: { capture: ToWorkerInit['capture']; playback: SharedArrayBuffer; channels: 1 | 2; depth: number; test?: TestOptions }) {
+  constructor(init: Omit<InitMessage, 'type'>) {
     this.cap = new CaptureViews(init.capture);
     this.play = new PlaybackViews(init.playback);
     this.channels = init.channels;
@@ -205,7 +207,7 @@ class NetWorker {
 
   private reject(peer: RemotePeer, why: Reject): void {
     peer.rejected++;
-    peer.rejectedBy.set(why, (peer.rejectedBy.get(why) ?? 0) + 1);
+    peer.rejectedBy[why]!++;
   }
 
   // ---- control -----------------------------------------------------------------------------
@@ -265,6 +267,7 @@ class NetWorker {
         stale: c.stale,
         duplicates: c.duplicates,
         rejected: p.rejected,
+        rejectedBy: Object.fromEntries([...p.rejectedBy].flatMap((n, code) => (n > 0 ? [[REJECT_NAMES[code as Reject], n]] : []))),
         resyncs: c.resyncs,
         played: w.playCounter(PEER_I32.PLAYED),
         missed,
@@ -287,8 +290,6 @@ class NetWorker {
     this.busyMs = 0;
   }
 }
-
-type ToWorkerInit = Extract<ToWorker, { type: 'init' }>;
 
 function post(msg: FromWorker): void {
   self.postMessage(msg);

@@ -1,11 +1,9 @@
 // Capture AudioWorkletProcessor (audio rendering thread): copies every 128-frame input quantum,
 // as stereo interleaved floats, into the ringbuf.js capture ring and wakes the network worker.
 
-import { QUANTUM_FRAMES, QUANTUM_SAMPLES, SAMPLE_RATE } from '../src/shared/constants.ts';
+import { METER_DECAY_PER_QUANTUM as METER_DECAY, QUANTUM_FRAMES, QUANTUM_SAMPLES } from '../src/shared/constants.ts';
 import { CAP_F32, CAP_I32, CaptureViews } from '../src/shared/memory-layout.ts';
 import { CAPTURE_PROCESSOR, type CaptureProcessorOptions } from '../src/shared/worklet-options.ts';
-
-const METER_DECAY = Math.pow(10, -20 / 20 / (SAMPLE_RATE / QUANTUM_FRAMES));
 
 class CaptureProcessor extends AudioWorkletProcessor {
   private readonly views: CaptureViews;

@@ -3,12 +3,9 @@
 // counters and meters. Real-time code: all state is preallocated, render() allocates nothing.
 // Imported by worklets/playback.worklet.ts; unit-tested in Node.
 
-import { MAX_PEERS, QUANTUM_FRAMES } from '../src/shared/constants.ts';
+import { MAX_PEERS, METER_DECAY_PER_QUANTUM as METER_DECAY, QUANTUM_FRAMES } from '../src/shared/constants.ts';
 import { PEER_F32, PEER_I32, PLAY_F32, PLAY_I32, PeerState, PlaybackViews, slotOf } from '../src/shared/memory-layout.ts';
 import { seqDiff } from '../src/shared/seq.ts';
-
-/** Meter decay per quantum: about 20 dB per second of fall. */
-const METER_DECAY = Math.pow(10, -20 / 20 / (48_000 / QUANTUM_FRAMES));
 
 export class Mixer {
   private readonly cursor = new Uint32Array(MAX_PEERS);
@@ -17,9 +14,6 @@ export class Mixer {
   private readonly depth = new Int32Array(MAX_PEERS);
   private readonly started = new Uint8Array(MAX_PEERS);
   private readonly lastGain = new Float32Array(MAX_PEERS);
-  private readonly played = new Uint32Array(MAX_PEERS);
-  private readonly missed = new Uint32Array(MAX_PEERS);
-  private readonly skipped = new Uint32Array(MAX_PEERS);
   private masterPeak = 0;
   private clipped = 0;
   private quanta = 0;
@@ -42,7 +36,6 @@ export class Mixer {
       if (state === PeerState.CLOSING) {
         this.started[p] = 0;
         this.ackGen[p] = Atomics.load(i32, v.peerI32(p, PEER_I32.RESYNC_GEN));
-        this.played[p] = this.missed[p] = this.skipped[p] = 0;
         this.lastGain[p] = 0;
         f32[v.peerF32(p, PEER_F32.PEAK)] = 0;
         Atomics.compareExchange(i32, stateIdx, PeerState.CLOSING, PeerState.FREE);
@@ -66,7 +59,7 @@ export class Mixer {
         // arrives after its slot was skipped is late, not a duplicate.
         const skippedSlot = slotOf(cursor);
         if (Atomics.load(i32, v.tag(p, skippedSlot)) === (cursor | 0)) Atomics.store(i32, v.taken(p, skippedSlot), cursor | 0);
-        Atomics.store(i32, v.peerI32(p, PEER_I32.SKIPPED), ++this.skipped[p]!);
+        Atomics.add(i32, v.peerI32(p, PEER_I32.SKIPPED), 1);
         cursor = (cursor + 1) >>> 0;
       }
 
@@ -92,11 +85,11 @@ export class Mixer {
           if (b > peak) peak = b;
         }
         Atomics.store(i32, v.taken(p, slot), cursor | 0);
-        Atomics.store(i32, v.peerI32(p, PEER_I32.PLAYED), ++this.played[p]!);
+        Atomics.add(i32, v.peerI32(p, PEER_I32.PLAYED), 1);
         const pk = v.peerF32(p, PEER_F32.PEAK);
         f32[pk] = Math.max(peak, f32[pk]! * METER_DECAY);
       } else {
-        if (seqDiff(cursor, this.first[p]!) >= 0) Atomics.store(i32, v.peerI32(p, PEER_I32.MISSED), ++this.missed[p]!);
+        if (seqDiff(cursor, this.first[p]!) >= 0) Atomics.add(i32, v.peerI32(p, PEER_I32.MISSED), 1);
         const pk = v.peerF32(p, PEER_F32.PEAK);
         f32[pk] = f32[pk]! * METER_DECAY;
       }

@@ -83,14 +83,14 @@ export class AudioMesh {
           return;
         }
         // The peer with the smaller id offers; the other answers a broadcast hello so it learns of us.
-        if (this.selfId < m.from) await this.offer(m.from, m.name);
+        if (this.selfId < m.from) await this.offer(m.from);
         else if (m.to === undefined) this.hello(m.from);
         return;
       }
       case 'tutti-signal': {
         let link = this.links.get(m.from);
         if (m.description?.type === 'offer') {
-          if (!link) link = this.createLink(m.from, '');
+          if (!link) link = this.createLink(m.from);
           await link.pc.setRemoteDescription(m.description);
           await link.pc.setLocalDescription(await link.pc.createAnswer());
           this.sendDescription(m.from, link.pc);
@@ -113,18 +113,18 @@ export class AudioMesh {
     }
   }
 
-  private async offer(peerId: string, name: string): Promise<void> {
+  private async offer(peerId: string): Promise<void> {
     this.hello(peerId); // the answerer may have joined after our broadcast hello: introduce ourselves
-    const link = this.createLink(peerId, name);
+    const link = this.createLink(peerId);
     const channel = link.pc.createDataChannel('tutti-audio', AUDIO_CHANNEL_INIT);
     this.net.addPeer(peerId, channel); // transferred before it opens: the page never sees a frame
     await link.pc.setLocalDescription(await link.pc.createOffer());
     this.sendDescription(peerId, link.pc);
   }
 
-  private createLink(peerId: string, name: string): Link {
+  private createLink(peerId: string): Link {
     const pc = new RTCPeerConnection({ iceServers: this.iceServers });
-    const link: Link = { pc, pendingCandidates: [], member: { id: peerId, name: name || this.names.get(peerId) || 'Guest', connection: pc.connectionState, audio: false } };
+    const link: Link = { pc, pendingCandidates: [], member: { id: peerId, name: this.names.get(peerId) ?? 'Guest', connection: pc.connectionState, audio: false } };
     this.links.set(peerId, link);
     pc.onicecandidate = (ev) => {
       this.publish({ type: 'tutti-signal', from: this.selfId, to: peerId, candidate: ev.candidate ? ev.candidate.toJSON() : null });

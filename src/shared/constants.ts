@@ -24,6 +24,9 @@ export const DEFAULT_DEPTH = 8;
 /** Capture ring capacity in quanta (~170 ms): the worker may stall this long before frames drop. */
 export const CAPTURE_RING_QUANTA = 64;
 
+/** Peak-meter fall per quantum: 20 dB per second, shared by the capture and playback meters. */
+export const METER_DECAY_PER_QUANTUM = Math.pow(10, -20 / 20 / (SAMPLE_RATE / QUANTUM_FRAMES));
+
 /** Clamp a requested depth into [MIN_DEPTH, MAX_DEPTH]; non-numbers give the default. */
 export function clampDepth(depth: number): number {
   if (!Number.isFinite(depth)) return DEFAULT_DEPTH;

@@ -109,6 +109,7 @@ export const PEER_I32 = {
   TARGET_DEPTH: 7,
   /** W net: 1 = muted by the listener. R play. */
   MUTED: 8,
+  /** Counters below: W net zeroes them while the slot is FREE; then only play adds (Atomics.add). */
   /** W play: frames mixed (played). R net. */
   PLAYED: 9,
   /** W play: playout slots whose frame was absent (lost or not yet arrived). R net. */

@@ -72,6 +72,8 @@ export interface PeerStats {
   lost: number;
   duplicates: number;
   rejected: number;
+  /** Rejected packets by reason name (see wire.ts REJECT_NAMES); reasons with none are absent. */
+  rejectedBy: Record<string, number>;
   resyncs: number;
   /** Frames of a stream the peer has since restarted, dropped. */
   stale: number;
