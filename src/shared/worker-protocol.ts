@@ -1,6 +1,6 @@
 // Messages across the page ↔ network-worker boundary, both directions, as discriminated unions.
 // None of them carries audio: frames travel only through SharedArrayBuffers and DataChannels the
-// worker owns. Control messages only; stats every 500 ms (2 Hz).
+// worker owns. Control messages only; stats once per second (1 Hz), never per frame.
 
 import type { CaptureMemory } from './memory-layout.ts';
 
@@ -8,6 +8,12 @@ import type { CaptureMemory } from './memory-layout.ts';
 export interface TestOptions {
   /** Record a hash of every encoded and every decoded frame, readable from the worker global `__tuttiTap`. */
   tap?: boolean;
+  /** Drop every n-th outgoing frame (n ≥ 2) before sending, to check the receiver's loss figures. */
+  dropEvery?: number;
+  /** Hold every outgoing frame this many ms before sending (a timer per frame), to check late/IFDV. */
+  delayMs?: number;
+  /** Resample the capture by this ratio before sending (e.g. 1.001 = a clock 1000 ppm fast). */
+  captureRatio?: number;
 }
 
 export interface InitMessage {
@@ -16,6 +22,8 @@ export interface InitMessage {
   playback: SharedArrayBuffer;
   channels: 1 | 2;
   depth: number;
+  adaptive: boolean;
+  redundancy: number;
   test?: TestOptions;
 }
 /** A remote peer's audio channel, transferred right after creation (before it opens). */
@@ -34,9 +42,34 @@ export interface SetPeerMixMessage {
   gain: number;
   muted: boolean;
 }
+/**
+ * Jitter depth for every peer: `adaptive` lets the worker choose the smallest depth the measured
+ * arrival jitter allows (default); otherwise `depth` quanta is a manual override.
+ */
 export interface SetDepthMessage {
   type: 'set-depth';
   depth: number;
+  adaptive: boolean;
+}
+/** Frames of redundancy each outgoing packet carries (0..3): the previous N frames again. */
+export interface SetRedundancyMessage {
+  type: 'set-redundancy';
+  frames: number;
+}
+/** Ask `peerId` to echo our stream back at network level (their worker), and measure the round trip. */
+export interface SetLoopbackMessage {
+  type: 'set-loopback';
+  peerId: string;
+  enabled: boolean;
+}
+/** Record per-frame arrival times of every peer (preallocated, up to 10 minutes), or stop. */
+export interface SetTraceMessage {
+  type: 'set-trace';
+  enabled: boolean;
+}
+/** Ask for the recorded arrival trace; answered by a `trace` message. */
+export interface GetTraceMessage {
+  type: 'get-trace';
 }
 export interface SetSendMessage {
   type: 'set-send';
@@ -58,6 +91,10 @@ export type ToWorker =
   | RemovePeerMessage
   | SetPeerMixMessage
   | SetDepthMessage
+  | SetRedundancyMessage
+  | SetLoopbackMessage
+  | SetTraceMessage
+  | GetTraceMessage
   | SetSendMessage
   | SetMasterGainMessage
   | StopMessage;
@@ -79,9 +116,33 @@ export interface PeerStats {
   stale: number;
   played: number;
   missed: number;
-  /** Depth the playback worklet currently applies, in quanta. */
+  /** Playout quanta filled by packet-loss concealment (lost or late frames, and underruns). */
+  concealed: number;
+  /** Lost frames recovered from the redundant copies in later packets. */
+  recovered: number;
+  /** Quanta the playout waited because the buffer ran empty (each grows the delay by one quantum). */
+  underruns: number;
+  /** Target depth in quanta: the adaptive choice, or the manual override. */
   depth: number;
-  /** Added latency (capture timestamp to playout, excluding device I/O), ms, since the previous stats message. */
+  /** Buffer fill over the last second, in quanta: frames buffered ahead of playout, seen at each arrival. */
+  fill: { avg: number; min: number; target: number };
+  /** Percentages of the frames expected over the whole session (received + late + lost). */
+  percent: { late: number; lost: number; duplicates: number; rejected: number };
+  /** Round trip of the audio DataChannel itself (ping/pong in the worker), ms; null before the first answer. */
+  rttMs: number | null;
+  /** Inter-frame delay variation at this receiver over the last second, ms: |inter-arrival − inter-capture|. */
+  ifdvMs: { p50: number; p95: number; max: number } | null;
+  /** Received payload rate, kbit/s. */
+  kbpsIn: number;
+  /** The sender's clock relative to ours, ppm, as the drift compensation estimates it (+ = faster). */
+  driftPpm: number;
+  /** Playout rate the resampler applies (1 = untouched). */
+  rate: number;
+  /** Our DataChannel's bufferedAmount towards this peer, bytes (sender backlog). */
+  bufferedAmount: number;
+  /** Peer loopback: round trip measured by an impulse through the peer's worker, ms (null when off or undetected). */
+  loopbackRttMs: number | null;
+  /** Added latency (capture timestamp to playout, excluding device I/O), ms, over the last second. */
   latencyMs: { p50: number; p99: number } | null;
   framesPerSecond: number;
 }
@@ -94,7 +155,25 @@ export interface StatsMessage {
   captureOverflows: number;
   /** Worker busy time spent on audio per wall second, ms. */
   workerCpuMsPerSecond: number;
+  /** Sent payload rate per peer, kbit/s (including redundancy). */
+  kbpsOut: number;
+  /** Redundant frames per packet in use. */
+  redundancy: number;
+  /** Whether the depth is chosen adaptively. */
+  adaptive: boolean;
+  /** Frames in the arrival trace so far (0 when not recording). */
+  traceFrames: number;
   peers: PeerStats[];
+}
+/** The arrival trace: one row per received frame. */
+export interface TraceMessage {
+  type: 'trace';
+  /** Column-major rows: peer index into `peers`, sequence, arrival time (ms, worker clock), capture time (ms, sender clock). */
+  peers: string[];
+  peer: Uint8Array;
+  seq: Uint32Array;
+  arrivalMs: Float64Array;
+  captureMs: Float64Array;
 }
 export interface ReadyMessage {
   type: 'ready';
@@ -115,4 +194,4 @@ export interface WorkerErrorMessage {
   message: string;
 }
 
-export type FromWorker = ReadyMessage | StatsMessage | PeerOpenMessage | PeerClosedMessage | WorkerErrorMessage;
+export type FromWorker = ReadyMessage | StatsMessage | TraceMessage | PeerOpenMessage | PeerClosedMessage | WorkerErrorMessage;
