@@ -21,7 +21,7 @@ export class NetBridge {
   };
   readonly ready: Promise<void>;
 
-  constructor(init: { capture: CaptureMemory; playback: SharedArrayBuffer; channels: 1 | 2; depth: number; test?: TestOptions }) {
+  constructor(init: { capture: CaptureMemory; playback: SharedArrayBuffer; channels: 1 | 2; depth: number; adaptive: boolean; redundancy: number; test?: TestOptions }) {
     this.worker = new Worker(new URL('../../workers/net.worker.ts', import.meta.url), { type: 'module', name: 'tutti-net' });
     this.ready = new Promise((resolve, reject) => {
       this.worker.onerror = (e) => reject(new Error(`network worker failed to start: ${e.message}`));
@@ -48,8 +48,12 @@ export class NetBridge {
   setPeerMix(peerId: string, gain: number, muted: boolean): void {
     this.post({ type: 'set-peer-mix', peerId, gain, muted });
   }
-  setDepth(depth: number): void {
-    this.post({ type: 'set-depth', depth });
+  /** Adaptive depth (`depth` ignored until switched to manual), or a manual override of `depth` quanta. */
+  setDepth(depth: number, adaptive: boolean): void {
+    this.post({ type: 'set-depth', depth, adaptive });
+  }
+  setRedundancy(frames: number): void {
+    this.post({ type: 'set-redundancy', frames });
   }
   setSend(channels: 1 | 2, muted: boolean): void {
     this.post({ type: 'set-send', channels, muted });
@@ -73,6 +77,8 @@ export class NetBridge {
       case 'stats':
         for (const fn of this.handlers.stats) fn(m);
         return;
+      case 'trace':
+        return; // asked for by getTrace(), which the measurement UI adds
       case 'peer-open':
         for (const fn of this.handlers['peer-open']) fn(m.peerId);
         return;
