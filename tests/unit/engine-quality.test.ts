@@ -227,7 +227,10 @@ describe(`clock drift through JitterWriter + Mixer + DepthController (${DRIFT_SE
       assert.equal(r.underrunsAfterSettle, 0, msg);
       assert.ok(r.maxErrQuanta <= 1, `fill strayed more than 1 quantum from the target after convergence: ${msg}`);
       assert.ok(r.finalErrQuanta < 0.5, `final fill error: ${msg}`);
-      assert.ok(Math.abs(r.driftPpm - ppm) < Math.max(40, Math.abs(ppm) * 0.06), `drift estimate ${r.driftPpm} ppm for ${ppm}: ${msg}`);
+      // The estimate wanders around the true offset (the fill's low point moves in whole-quantum
+      // steps as the two clocks' phase slips: bench/quality.ts reports it as rateSwingPpm);
+      // its mean over the last minute must be the true offset.
+      assert.ok(Math.abs(r.driftMeanPpm - ppm) < Math.max(30, Math.abs(ppm) * 0.05), `mean drift estimate ${r.driftMeanPpm} ppm for ${ppm}: ${msg}`);
     });
   }
 
