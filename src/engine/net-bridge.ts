@@ -2,7 +2,7 @@
 // events for every FromWorker message, and the worker's lifetime. Components never postMessage.
 
 import type { CaptureMemory } from '../shared/memory-layout.ts';
-import type { FromWorker, StatsMessage, TestOptions, ToWorker } from '../shared/worker-protocol.ts';
+import type { FromWorker, StatsMessage, TestOptions, ToWorker, TraceMessage } from '../shared/worker-protocol.ts';
 
 type Handlers = {
   stats: (m: StatsMessage) => void;
@@ -20,6 +20,7 @@ export class NetBridge {
     error: new Set(),
   };
   readonly ready: Promise<void>;
+  private readonly traceWaiters: ((m: TraceMessage) => void)[] = [];
 
   constructor(init: { capture: CaptureMemory; playback: SharedArrayBuffer; channels: 1 | 2; depth: number; adaptive: boolean; redundancy: number; test?: TestOptions }) {
     this.worker = new Worker(new URL('../../workers/net.worker.ts', import.meta.url), { type: 'module', name: 'tutti-net' });
@@ -55,6 +56,20 @@ export class NetBridge {
   setRedundancy(frames: number): void {
     this.post({ type: 'set-redundancy', frames });
   }
+  /** Ask `peerId` to echo our stream at network level and measure the round trip (stats.loopbackRttMs). */
+  setLoopback(peerId: string, enabled: boolean): void {
+    this.post({ type: 'set-loopback', peerId, enabled });
+  }
+  setTrace(enabled: boolean): void {
+    this.post({ type: 'set-trace', enabled });
+  }
+  /** The arrival trace recorded so far. */
+  getTrace(): Promise<TraceMessage> {
+    return new Promise((resolve) => {
+      this.traceWaiters.push(resolve);
+      this.post({ type: 'get-trace' });
+    });
+  }
   setSend(channels: 1 | 2, muted: boolean): void {
     this.post({ type: 'set-send', channels, muted });
   }
@@ -78,7 +93,8 @@ export class NetBridge {
         for (const fn of this.handlers.stats) fn(m);
         return;
       case 'trace':
-        return; // asked for by getTrace(), which the measurement UI adds
+        this.traceWaiters.shift()?.(m);
+        return;
       case 'peer-open':
         for (const fn of this.handlers['peer-open']) fn(m.peerId);
         return;
