@@ -494,9 +494,9 @@ class NetWorker {
         bufferedAmount: p.channel.readyState === 'open' ? p.channel.bufferedAmount : 0,
         loopbackRttMs: p.loopback ? p.loopbackRttMs : null,
         latencyMs: p.latency.summary(),
-        framesPerSecond: Math.round((c.received - p.lastReceived) / seconds),
+        framesPerSecond: Math.round((c.received + c.recovered - p.lastReceived) / seconds),
       });
-      p.lastReceived = c.received;
+      p.lastReceived = c.received + c.recovered;
       p.bytesIn = 0;
       p.latency.reset();
       p.ifdv.reset();

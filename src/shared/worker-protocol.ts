@@ -120,7 +120,7 @@ export interface PeerStats {
   missed: number;
   /** Playout quanta filled by packet-loss concealment (lost or late frames, and underruns). */
   concealed: number;
-  /** Lost frames recovered from the redundant copies in later packets. */
+  /** Frames stored from the redundant copies in later packets because their own packet was lost or not there yet (reordered). */
   recovered: number;
   /** Quanta the playout waited because the buffer ran empty (each grows the delay by one quantum). */
   underruns: number;
