@@ -85,7 +85,7 @@ await scenario('baseline', async () => {
   results.p3 = [...(results.p3 ?? []), ...b.p3];
   results.p5 = [...(results.p5 ?? []), { thread: 'baseline audio worklet (postMessage per quantum)', seconds: cfg.p3Seconds, gc: b.gc }];
   console.log(`\nP3 main-thread stalls (${cfg.stall.busyMs} ms busy loop every ${cfg.stall.everyMs} ms), late and lost frames at the receivers:`);
-  console.table(results.p3.map((r) => ({ path: r.path, stalls: r.stalls, s: r.seconds, frames: r.frames, late: r.late, lost: r.lost, 'late %': r.latePercent, 'lost %': r.lostPercent })));
+  console.table(results.p3.map((r) => ({ path: r.path, stalls: r.stalls, s: r.seconds, frames: r.frames, late: r.late, lost: r.lost, 'late %': r.latePercent, 'lost %': r.lostPercent, 'machine busy %': r.machineBusyPercent })));
   console.log('\nP5 for comparison, the baseline page without stalls:');
   console.table([gcRow(results.p5[results.p5.length - 1]!)]);
 });
@@ -105,7 +105,9 @@ await scenario('scale', async () => {
     'process p99 ms': r.process.p99Ms,
     'process max ms': r.process.maxMs,
     '> 2.67 ms %': r.processOverBudgetPercent,
+    'offered/s': r.offeredPerSecond,
     'sender dropped': r.senderDropped,
+    'machine busy %': r.machineBusyPercent,
   })));
 });
 

@@ -30,7 +30,7 @@ export interface BaselineCounters {
   /** Playout slots with no frame (late or lost). */
   missed: number;
 }
-/** Playback worklet → main, every 250 ms. */
+/** Playback worklet → main, every 19 quanta (~50 ms). */
 export interface BaselineCountersMessage {
   type: 'counters';
   counters: BaselineCounters;

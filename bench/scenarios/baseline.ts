@@ -5,7 +5,7 @@
 import { DEFAULT_DEPTH } from '../../src/shared/constants.ts';
 import { launchPeer } from '../../tests/support/browsers.ts';
 import type { BaselineSnapshot } from '../baseline/baseline-page.ts';
-import { startStalls, stopStalls } from '../lib/app.ts';
+import { busyPercent, cpuSnapshot, startStalls, stopStalls } from '../lib/app.ts';
 import type { BenchConfig } from '../lib/config.ts';
 import { serveBenchPages } from '../lib/pages.ts';
 import { GC_CATEGORIES, THREAD, traced, type GcSummary } from '../lib/trace.ts';
@@ -28,12 +28,13 @@ export async function runBaseline(cfg: BenchConfig, log: (s: string) => void): P
     }
     await page.waitForTimeout(2000);
 
-    const measure = async (seconds: number): Promise<{ a: BaselineSnapshot; b: BaselineSnapshot; seconds: number }> => {
+    const measure = async (seconds: number): Promise<{ a: BaselineSnapshot; b: BaselineSnapshot; seconds: number; busy: number }> => {
+      const c0 = cpuSnapshot();
       const a = await snap();
       const t0 = Date.now();
       await page.waitForTimeout(seconds * 1000);
-      await page.waitForTimeout(300); // the counters message of the window's end (every 250 ms)
-      return { a, b: await snap(), seconds: (Date.now() - t0) / 1000 };
+      await page.waitForTimeout(100); // the counters message of the window's end (every ~50 ms)
+      return { a, b: await snap(), seconds: (Date.now() - t0) / 1000, busy: busyPercent(c0, cpuSnapshot()) };
     };
     const counts = (w: { a: BaselineSnapshot; b: BaselineSnapshot }) => {
       const late = w.b.counters.late - w.a.counters.late;
@@ -51,7 +52,7 @@ export async function runBaseline(cfg: BenchConfig, log: (s: string) => void): P
     const stalled = await measure(cfg.p3Seconds);
     await stopStalls(page);
     return {
-      p3: [stallRow(BASELINE_PATH, 'off', counts(quiet!), quiet!.seconds), stallRow(BASELINE_PATH, 'on', counts(stalled), stalled.seconds)],
+      p3: [stallRow(BASELINE_PATH, 'off', counts(quiet!), quiet!.seconds, quiet!.busy), stallRow(BASELINE_PATH, 'on', counts(stalled), stalled.seconds, stalled.busy)],
       gc: trace.gc(THREAD.audioWorklet),
     };
   } finally {

@@ -10,7 +10,7 @@ import { installAudit, readAudit } from '../../tests/support/audit.ts';
 import { joinRoom, launchPeer, type PeerBrowser } from '../../tests/support/browsers.ts';
 import { startServer } from '../../tests/support/server.ts';
 import { writeToneWav } from '../../tests/support/wav.ts';
-import { delta, median, percentOf, sampleStats, setDepth, startStalls, stopStalls, totals, waitForStreams, type Totals } from '../lib/app.ts';
+import { busyPercent, cpuSnapshot, delta, median, percentOf, sampleStats, setDepth, startStalls, stopStalls, totals, waitForStreams, type Totals } from '../lib/app.ts';
 import type { BenchConfig } from '../lib/config.ts';
 import { GC_CATEGORIES, THREAD, round, traced, type GcSummary } from '../lib/trace.ts';
 
@@ -43,7 +43,7 @@ export interface P2Step {
   lost: number;
 }
 export interface P2Result {
-  /** Smallest depth with 0 late frames in both directions over the confirmation window; null if none up to MAX_DEPTH. */
+  /** Smallest depth with 0 late frames in both directions over the confirmation window; null if none of four confirmations was clean. */
   smallestCleanDepth: number | null;
   smallestCleanDepthMs: number | null;
   confirmSeconds: number;
@@ -59,6 +59,8 @@ export interface StallRow {
   lost: number;
   latePercent: number;
   lostPercent: number;
+  /** Whole-machine CPU use during the window, % of all cores. */
+  machineBusyPercent: number;
 }
 
 export interface P5Row {
@@ -75,6 +77,7 @@ export interface PairResult {
 }
 
 const NAMES = ['A', 'B'] as const;
+export const TUTTI_PATH = 'Tutti (DataChannel in worker)';
 
 export async function runPair(cfg: BenchConfig, log: (s: string) => void): Promise<PairResult> {
   const tmp = join(import.meta.dirname, '..', 'out');
@@ -103,13 +106,15 @@ export async function runPair(cfg: BenchConfig, log: (s: string) => void): Promi
       { thread: 'main thread', seconds: cfg.p5Seconds, gc: trace.gc(THREAD.main) },
     ];
 
-    log(`P3 (Tutti): ${cfg.stall.busyMs} ms main-thread stalls every ${cfg.stall.everyMs} ms on both pages, ${cfg.p3Seconds} s`);
-    const p3 = [stallRow('Tutti (DataChannel in worker)', 'off', p1Window.t, p1Window.seconds)];
-    for (const p of peers) await startStalls(p.page, cfg.stall.busyMs, cfg.stall.everyMs);
+    // One stalled main thread, as in the baseline page (which sends and receives on its one main
+    // thread): B's. Both directions count: B receives while stalled, A receives what stalled B sent.
+    log(`P3 (Tutti): ${cfg.stall.busyMs} ms main-thread stalls every ${cfg.stall.everyMs} ms on B, ${cfg.p3Seconds} s`);
+    const p3 = [stallRow(TUTTI_PATH, 'off', p1Window.t, p1Window.seconds, p1Window.busy)];
+    await startStalls(b.page, cfg.stall.busyMs, cfg.stall.everyMs);
     await a.page.waitForTimeout(1000);
     const stalled = await windowTotals(peers, cfg.p3Seconds);
-    for (const p of peers) await stopStalls(p.page);
-    p3.push(stallRow('Tutti (DataChannel in worker)', 'on', stalled.t, stalled.seconds));
+    await stopStalls(b.page);
+    p3.push(stallRow(TUTTI_PATH, 'on', stalled.t, stalled.seconds, stalled.busy));
 
     log(`P2: stepping the depth down from ${DEFAULT_DEPTH} (${cfg.p2ProbeSeconds} s probes, ${cfg.p2ConfirmSeconds} s confirmation)`);
     await a.page.waitForTimeout(1000);
@@ -121,7 +126,7 @@ export async function runPair(cfg: BenchConfig, log: (s: string) => void): Promi
   }
 }
 
-export function stallRow(path: string, stalls: 'off' | 'on', t: { received: number; late: number; lost: number }, seconds: number): StallRow {
+export function stallRow(path: string, stalls: 'off' | 'on', t: { received: number; late: number; lost: number }, seconds: number, machineBusyPercent: number): StallRow {
   return {
     path,
     stalls,
@@ -131,12 +136,15 @@ export function stallRow(path: string, stalls: 'off' | 'on', t: { received: numb
     lost: t.lost,
     latePercent: percentOf(t.late, t),
     lostPercent: percentOf(t.lost, t),
+    machineBusyPercent,
   };
 }
 
 /** Late/lost summed over both receivers during a window of `seconds`. */
-async function windowTotals(peers: PeerBrowser[], seconds: number): Promise<{ t: Totals; seconds: number }> {
-  return sumWindows(await Promise.all(peers.map((p) => sampleStats(p.page, seconds * 1000))));
+async function windowTotals(peers: PeerBrowser[], seconds: number): Promise<{ t: Totals; seconds: number; busy: number }> {
+  const c0 = cpuSnapshot();
+  const w = sumWindows(await Promise.all(peers.map((p) => sampleStats(p.page, seconds * 1000))));
+  return { ...w, busy: busyPercent(c0, cpuSnapshot()) };
 }
 
 function sumWindows(samples: { first: StatsMessage; last: StatsMessage; seconds: number }[]): { t: Totals; seconds: number } {
@@ -150,7 +158,8 @@ function sumWindows(samples: { first: StatsMessage; last: StatsMessage; seconds:
   return { t, seconds: Math.min(...samples.map((s) => s.seconds)) };
 }
 
-async function measureP1(peers: PeerBrowser[], seconds: number): Promise<{ rows: P1Row[]; window: { t: Totals; seconds: number } }> {
+async function measureP1(peers: PeerBrowser[], seconds: number): Promise<{ rows: P1Row[]; window: { t: Totals; seconds: number; busy: number } }> {
+  const c0 = cpuSnapshot();
   const auditBefore = await Promise.all(peers.map((p) => readAudit(p.page)));
   const samples = await Promise.all(peers.map((p) => sampleStats(p.page, seconds * 1000)));
   const auditAfter = await Promise.all(peers.map((p) => readAudit(p.page)));
@@ -187,7 +196,7 @@ async function measureP1(peers: PeerBrowser[], seconds: number): Promise<{ rows:
       deviceOutputMs: round(outLatency[i]!, 2),
     };
   });
-  return { rows, window: sumWindows(samples) };
+  return { rows, window: { ...sumWindows(samples), busy: busyPercent(c0, cpuSnapshot()) } };
 }
 
 /**
@@ -215,7 +224,8 @@ async function measureP2(peers: PeerBrowser[], cfg: BenchConfig, log: (s: string
     }
   }
   let clean: number | null = null;
-  for (let d = candidate; d <= MAX_DEPTH; d++) {
+  // At most four confirmations: on a saturated machine no depth may be clean, and the bench must end.
+  for (let d = candidate; d <= Math.min(MAX_DEPTH, candidate + 3); d++) {
     if ((await trial(d, cfg.p2ConfirmSeconds, 'confirm')).late === 0) {
       clean = d;
       break;

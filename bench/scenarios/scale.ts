@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { joinRoom, launchPeer, type PeerBrowser } from '../../tests/support/browsers.ts';
 import { startServer } from '../../tests/support/server.ts';
 import { writeToneWav } from '../../tests/support/wav.ts';
-import { delta, median, percentOf, sampleStats, totals, waitForStreams } from '../lib/app.ts';
+import { busyPercent, cpuSnapshot, delta, median, percentOf, sampleStats, totals, waitForStreams } from '../lib/app.ts';
 import type { BenchConfig } from '../lib/config.ts';
 import { serveBenchPages } from '../lib/pages.ts';
 import { CALL_CATEGORIES, round, traced, type DurationSummary } from '../lib/trace.ts';
@@ -27,8 +27,12 @@ export interface ScaleRow {
   process: DurationSummary;
   /** Share of process() calls longer than one render quantum (2.67 ms), %. */
   processOverBudgetPercent: number;
-  /** Synthetic sender: packets not sent (congested channel or sender timer behind), should be 0. */
+  /** Packets per second the synthetic senders put on their channels, summed. */
+  offeredPerSecond: number;
+  /** Synthetic sender: packets not sent (congested channel, or its timer more than 64 quanta behind); 0 when the load was offered in full. */
   senderDropped: number;
+  /** Whole-machine CPU use during the window, % of all cores: near 100 means the figures show the machine's limit. */
+  machineBusyPercent: number;
 }
 
 export async function runScale(cfg: BenchConfig, log: (s: string) => void): Promise<ScaleRow[]> {
@@ -50,12 +54,18 @@ export async function runScale(cfg: BenchConfig, log: (s: string) => void): Prom
     for (const n of cfg.p4Streams) {
       await synth.page.evaluate((k) => window.__synthAdd(k), n - streams);
       streams = n;
-      await waitForStreams(receiver.page, n);
+      await waitForStreams(receiver.page, n, 1); // frames from every stream; a saturated machine may not reach 375/s
       await receiver.page.waitForTimeout(1500);
-      const dropped0 = await senderDropped(synth);
       let sampled: Awaited<ReturnType<typeof sampleStats>> | undefined;
+      let sender = { sent: 0, dropped: 0 };
+      let busy = 0;
       const trace = await traced(receiver.browser, receiver.page, CALL_CATEGORIES, async () => {
+        const s0 = await senderStats(synth);
+        const c0 = cpuSnapshot();
         sampled = await sampleStats(receiver.page, cfg.p4Seconds * 1000);
+        busy = busyPercent(c0, cpuSnapshot());
+        const s1 = await senderStats(synth);
+        sender = { sent: s1.sent - s0.sent, dropped: s1.dropped - s0.dropped };
       });
       const w = sampled!;
       const d = delta(totals(w.first), totals(w.last));
@@ -72,7 +82,9 @@ export async function runScale(cfg: BenchConfig, log: (s: string) => void): Prom
         workerCpuMsPerSecond: median(w.all.slice(1).map((m) => m.workerCpuMsPerSecond)),
         process,
         processOverBudgetPercent: round((process.overBudget / process.count) * 100, 3),
-        senderDropped: (await senderDropped(synth)) - dropped0,
+        offeredPerSecond: Math.round(sender.sent / w.seconds),
+        senderDropped: sender.dropped,
+        machineBusyPercent: busy,
       };
       rows.push(row);
       log(`  ${n} streams: ${row.receivedPerSecond} frames/s, late ${row.latePercent} %, worker ${row.workerCpuMsPerSecond} ms/s, process() p99 ${process.p99Ms} ms`);
@@ -85,7 +97,7 @@ export async function runScale(cfg: BenchConfig, log: (s: string) => void): Prom
   }
 }
 
-async function senderDropped(synth: PeerBrowser): Promise<number> {
+async function senderStats(synth: PeerBrowser): Promise<{ sent: number; dropped: number }> {
   const s = await synth.page.evaluate(() => window.__synthStats());
-  return s ? s.congested + s.skipped : 0;
+  return s ? { sent: s.sent, dropped: s.congested + s.skipped } : { sent: 0, dropped: 0 };
 }

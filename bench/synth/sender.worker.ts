@@ -63,7 +63,7 @@ function tick(): void {
 }
 
 setInterval(tick, 2);
-setInterval(() => post({ type: 'stats', stats: { ...stats, peers: peers.length } }), 500);
+setInterval(() => post({ type: 'stats', stats: { ...stats, peers: peers.length } }), 100);
 
 self.onmessage = (ev: MessageEvent<ToSender>) => {
   const m = ev.data;
