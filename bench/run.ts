@@ -9,11 +9,12 @@
 //   P5    garbage collections on the audio-worklet thread (CDP trace), with the worker's for comparison
 
 import { writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { QUANTUM_MS } from '../src/shared/constants.ts';
 import { parseArgs } from './lib/config.ts';
 import { runBaseline } from './scenarios/baseline.ts';
-import { runPair, type PairResult } from './scenarios/pair.ts';
+import { runPair, type P5Row, type PairResult } from './scenarios/pair.ts';
 import { runScale, type ScaleRow } from './scenarios/scale.ts';
 import { runWake } from './scenarios/wake.ts';
 import type { WakeResult } from './wake/wake-protocol.ts';
@@ -30,7 +31,7 @@ const results: {
   p2?: PairResult['p2'];
   p3?: PairResult['p3'];
   p4?: ScaleRow[];
-  p5?: (PairResult['p5'][number] | { thread: string; seconds: number; gc: PairResult['p5'][number]['gc'] })[];
+  p5?: P5Row[];
   errors: { scenario: string; message: string }[];
 } = { started: new Date().toISOString(), mode: cfg.mode, config: cfg, errors: [] };
 const save = () => writeFileSync(out, JSON.stringify(results, null, 2));
@@ -46,7 +47,7 @@ async function scenario(name: string, fn: () => Promise<void>): Promise<void> {
   save();
 }
 
-console.log(`Tutti bench (${cfg.mode}) on ${process.platform}, ${(await import('node:os')).cpus().length} cores\n`);
+console.log(`Tutti bench (${cfg.mode}) on ${process.platform}, ${cpus().length} cores\n`);
 
 await scenario('wake', async () => {
   log(`wake: ${cfg.wakeSeconds} s per mode`);
@@ -111,7 +112,7 @@ await scenario('scale', async () => {
   })));
 });
 
-function gcRow(r: { thread: string; seconds: number; gc: { minor: number; major: number; totalMs: number; maxMs: number } }) {
+function gcRow(r: P5Row) {
   return { thread: r.thread, s: r.seconds, minor: r.gc.minor, major: r.gc.major, 'total pause ms': r.gc.totalMs, 'max pause ms': r.gc.maxMs };
 }
 

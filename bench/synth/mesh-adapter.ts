@@ -53,12 +53,12 @@ export class SyntheticMesh {
 
   private async onMesh(m: MeshMessage): Promise<void> {
     const targets = 'to' in m && m.to !== undefined ? (this.members.has(m.to) ? [m.to] : []) : [...this.members];
-    for (const self of targets) {
-      const key = `${self}|${m.from}`;
+    for (const member of targets) {
+      const key = `${member}|${m.from}`;
       const link = this.links.get(key);
       switch (m.type) {
         case 'tutti-hello':
-          if (!link) await this.offer(self, m.from, key);
+          if (!link) await this.offer(member, m.from, key);
           break;
         case 'tutti-signal':
           if (!link) break;
@@ -80,13 +80,13 @@ export class SyntheticMesh {
     }
   }
 
-  private async offer(self: string, remote: string, key: string): Promise<void> {
+  private async offer(member: string, remote: string, key: string): Promise<void> {
     const pc = new RTCPeerConnection();
     this.links.set(key, { pc, pending: [] });
-    pc.onicecandidate = (ev) => this.publish({ type: 'tutti-signal', from: self, to: remote, candidate: ev.candidate ? ev.candidate.toJSON() : null });
-    this.onChannel(self, pc.createDataChannel(AUDIO_LABEL, AUDIO_INIT));
+    pc.onicecandidate = (ev) => this.publish({ type: 'tutti-signal', from: member, to: remote, candidate: ev.candidate ? ev.candidate.toJSON() : null });
+    this.onChannel(member, pc.createDataChannel(AUDIO_LABEL, AUDIO_INIT));
     await pc.setLocalDescription(await pc.createOffer());
     const d = pc.localDescription!;
-    this.publish({ type: 'tutti-signal', from: self, to: remote, description: { type: d.type, sdp: d.sdp } });
+    this.publish({ type: 'tutti-signal', from: member, to: remote, description: { type: d.type, sdp: d.sdp } });
   }
 }
