@@ -4,6 +4,7 @@
 // count: late and lost %, the receiver worker's CPU, and its playback worklet's process() time
 // from a CDP trace, against the 2.67 ms render-quantum budget.
 
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { joinRoom, launchPeer, type PeerBrowser } from '../../tests/support/browsers.ts';
 import { startServer } from '../../tests/support/server.ts';
@@ -40,7 +41,9 @@ export async function runScale(cfg: BenchConfig, log: (s: string) => void): Prom
   const pages = await serveBenchPages();
   const browsers: PeerBrowser[] = [];
   try {
-    const receiver = await launchPeer({ wav: writeToneWav(join(import.meta.dirname, '..', 'out', 'r.wav'), { leftHz: 440, rightHz: 660, seconds: 5 }) });
+    const tmp = join(import.meta.dirname, '..', 'out');
+    mkdirSync(tmp, { recursive: true });
+    const receiver = await launchPeer({ wav: writeToneWav(join(tmp, 'r.wav'), { leftHz: 440, rightHz: 660, seconds: 5 }) });
     browsers.push(receiver);
     const synth = await launchPeer();
     browsers.push(synth);
