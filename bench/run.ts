@@ -57,28 +57,13 @@ await scenario('wake', async () => {
 });
 
 await scenario('pair', async () => {
-  const r = await runPair(cfg, log);
-  Object.assign(results, { p1: r.p1, p2: r.p2, p3: r.p3, p5: r.p5 });
-  console.log(`\nP1 added latency: two Chromium processes on loopback, depth ${r.p1[0]?.depth} (${((r.p1[0]?.depth ?? 0) * QUANTUM_MS).toFixed(1)} ms); latency = capture timestamp → playout, added = latency − depth:`);
-  console.table(r.p1.map((e) => ({
-    receiver: e.receiver,
-    s: e.seconds,
-    'recv/s': e.receivedPerSecond,
-    late: e.late,
-    lost: e.lost,
-    'latency p50 ms': e.latencyP50Ms,
-    'latency p99 ms': e.latencyP99Ms,
-    'added p50 ms': e.addedP50Ms,
-    'added p99 ms': e.addedP99Ms,
-    'worst p99 ms': e.latencyP99WorstMs,
-    'worker ms/s': e.workerCpuMsPerSecond,
-    'main msgs/s': e.mainThreadMessagesPerSecond,
-    'device out ms': e.deviceOutputMs,
-  })));
-  console.log('\nP5 garbage collections on B during a quiet window (CDP trace, V8 MinorGC/MajorGC):');
-  console.table(r.p5.map(gcRow));
-  console.log(`\nP2 smallest jitter depth with 0 late frames (both directions) over ${r.p2.confirmSeconds} s: ${r.p2.smallestCleanDepth ?? 'none'}${r.p2.smallestCleanDepthMs === null ? '' : ` (${r.p2.smallestCleanDepthMs} ms)`}`);
-  console.table(r.p2.steps);
+  const r: Partial<PairResult> = {};
+  try {
+    await runPair(cfg, log, r);
+  } finally {
+    Object.assign(results, r);
+    printPair(r);
+  }
 });
 
 await scenario('baseline', async () => {
@@ -93,7 +78,15 @@ await scenario('baseline', async () => {
 
 await scenario('scale', async () => {
   log(`P4: ${cfg.p4Streams.join(', ')} synthetic streams into one receiver, ${cfg.p4Seconds} s each (traced)`);
-  const rows = (results.p4 = await runScale(cfg, log));
+  const rows: ScaleRow[] = (results.p4 = []);
+  try {
+    await runScale(cfg, log, rows);
+  } finally {
+    printScale(rows);
+  }
+});
+
+function printScale(rows: ScaleRow[]): void {
   console.log(`\nP4 scale: synthetic streams into one Tutti receiver; playback process() wall time from a CDP trace, budget ${QUANTUM_MS.toFixed(2)} ms:`);
   console.table(rows.map((r) => ({
     streams: r.streams,
@@ -110,7 +103,36 @@ await scenario('scale', async () => {
     'sender dropped': r.senderDropped,
     'machine busy %': r.machineBusyPercent,
   })));
-});
+}
+
+function printPair(r: Partial<PairResult>): void {
+  if (r.p1) {
+    console.log(`\nP1 added latency: two Chromium processes on loopback, depth ${r.p1[0]?.depth} (${((r.p1[0]?.depth ?? 0) * QUANTUM_MS).toFixed(1)} ms); latency = capture timestamp → playout, added = latency − depth:`);
+    console.table(r.p1.map((e) => ({
+      receiver: e.receiver,
+      s: e.seconds,
+      'recv/s': e.receivedPerSecond,
+      late: e.late,
+      lost: e.lost,
+      'latency p50 ms': e.latencyP50Ms,
+      'latency p99 ms': e.latencyP99Ms,
+      'added p50 ms': e.addedP50Ms,
+      'added p99 ms': e.addedP99Ms,
+      'worst p99 ms': e.latencyP99WorstMs,
+      'worker ms/s': e.workerCpuMsPerSecond,
+      'main msgs/s': e.mainThreadMessagesPerSecond,
+      'device out ms': e.deviceOutputMs,
+    })));
+  }
+  if (r.p5) {
+    console.log('\nP5 garbage collections on B during a quiet window (CDP trace, V8 MinorGC/MajorGC):');
+    console.table(r.p5.map(gcRow));
+  }
+  if (r.p2) {
+    console.log(`\nP2 smallest jitter depth with 0 late frames (both directions) over ${r.p2.confirmSeconds} s: ${r.p2.smallestCleanDepth ?? 'none'}${r.p2.smallestCleanDepthMs === null ? '' : ` (${r.p2.smallestCleanDepthMs} ms)`}`);
+    console.table(r.p2.steps);
+  }
+}
 
 function gcRow(r: P5Row) {
   return { thread: r.thread, s: r.seconds, minor: r.gc.minor, major: r.gc.major, 'total pause ms': r.gc.totalMs, 'max pause ms': r.gc.maxMs };

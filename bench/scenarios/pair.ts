@@ -79,7 +79,8 @@ export interface PairResult {
 const NAMES = ['A', 'B'] as const;
 export const TUTTI_PATH = 'Tutti (DataChannel in worker)';
 
-export async function runPair(cfg: BenchConfig, log: (s: string) => void): Promise<PairResult> {
+/** Runs P1, P5, P3 (Tutti), P2 in that order; each result lands in `out` as soon as it is measured. */
+export async function runPair(cfg: BenchConfig, log: (s: string) => void, out: Partial<PairResult>): Promise<void> {
   const tmp = join(import.meta.dirname, '..', 'out');
   mkdirSync(tmp, { recursive: true });
   const server = await startServer();
@@ -97,10 +98,11 @@ export async function runPair(cfg: BenchConfig, log: (s: string) => void): Promi
 
     log(`P1: ${cfg.p1Seconds} s at depth ${DEFAULT_DEPTH}`);
     const { rows: p1, window: p1Window } = await measureP1(peers, cfg.p1Seconds);
+    out.p1 = p1;
 
     log(`P5: tracing GC on B for ${cfg.p5Seconds} s`);
     const trace = await traced(b.browser, b.page, GC_CATEGORIES, () => b.page.waitForTimeout(cfg.p5Seconds * 1000));
-    const p5: P5Row[] = [
+    out.p5 = [
       { thread: 'audio worklet (capture + playback)', seconds: cfg.p5Seconds, gc: trace.gc(THREAD.audioWorklet) },
       { thread: 'network worker', seconds: cfg.p5Seconds, gc: trace.gc(THREAD.worker) },
       { thread: 'main thread', seconds: cfg.p5Seconds, gc: trace.gc(THREAD.main) },
@@ -109,7 +111,7 @@ export async function runPair(cfg: BenchConfig, log: (s: string) => void): Promi
     // One stalled main thread, as in the baseline page (which sends and receives on its one main
     // thread): B's. Both directions count: B receives while stalled, A receives what stalled B sent.
     log(`P3 (Tutti): ${cfg.stall.busyMs} ms main-thread stalls every ${cfg.stall.everyMs} ms on B, ${cfg.p3Seconds} s`);
-    const p3 = [stallRow(TUTTI_PATH, 'off', p1Window.t, p1Window.seconds, p1Window.busy)];
+    const p3 = (out.p3 = [stallRow(TUTTI_PATH, 'off', p1Window.t, p1Window.seconds, p1Window.busy)]);
     await startStalls(b.page, cfg.stall.busyMs, cfg.stall.everyMs);
     await a.page.waitForTimeout(1000);
     const stalled = await windowTotals(peers, cfg.p3Seconds);
@@ -118,8 +120,7 @@ export async function runPair(cfg: BenchConfig, log: (s: string) => void): Promi
 
     log(`P2: stepping the depth down from ${DEFAULT_DEPTH} (${cfg.p2ProbeSeconds} s probes, ${cfg.p2ConfirmSeconds} s confirmation)`);
     await a.page.waitForTimeout(1000);
-    const p2 = await measureP2(peers, cfg, log);
-    return { p1, p2, p3, p5 };
+    out.p2 = await measureP2(peers, cfg, log);
   } finally {
     await Promise.all(peers.map((p) => p.close()));
     await server.close();

@@ -36,7 +36,8 @@ export interface ScaleRow {
   machineBusyPercent: number;
 }
 
-export async function runScale(cfg: BenchConfig, log: (s: string) => void): Promise<ScaleRow[]> {
+/** Each stream count's row is pushed to `rows` as soon as it is measured. */
+export async function runScale(cfg: BenchConfig, log: (s: string) => void, rows: ScaleRow[]): Promise<void> {
   const server = await startServer();
   const pages = await serveBenchPages();
   const browsers: PeerBrowser[] = [];
@@ -52,7 +53,6 @@ export async function runScale(cfg: BenchConfig, log: (s: string) => void): Prom
     const signalUrl = server.url.replace(/^http/, 'ws') + '/signal';
     await synth.page.evaluate(([url, room]) => window.__synthStart(url, room), [signalUrl, 'scale'] as const);
 
-    const rows: ScaleRow[] = [];
     let streams = 0;
     for (const n of cfg.p4Streams) {
       await synth.page.evaluate((k) => window.__synthAdd(k), n - streams);
@@ -92,7 +92,6 @@ export async function runScale(cfg: BenchConfig, log: (s: string) => void): Prom
       rows.push(row);
       log(`  ${n} streams: ${row.receivedPerSecond} frames/s, late ${row.latePercent} %, worker ${row.workerCpuMsPerSecond} ms/s, process() p99 ${process.p99Ms} ms`);
     }
-    return rows;
   } finally {
     await Promise.all(browsers.map((b) => b.close()));
     await pages.close();
