@@ -130,7 +130,7 @@ function printPair(r: Partial<PairResult>): void {
   }
   if (r.p2) {
     console.log(`\nP2 smallest jitter depth with 0 late frames (both directions) over ${r.p2.confirmSeconds} s: ${r.p2.smallestCleanDepth ?? 'none'}${r.p2.smallestCleanDepthMs === null ? '' : ` (${r.p2.smallestCleanDepthMs} ms)`}`);
-    console.table(r.p2.steps);
+    console.table(r.p2.steps.map((t) => ({ depth: t.depth, 'depth ms': Math.round(t.depth * QUANTUM_MS * 100) / 100, kind: t.kind, s: t.seconds, late: t.late, lost: t.lost, 'latency p50 ms (A / B)': t.latencyP50Ms.join(' / ') })));
   }
 }
 

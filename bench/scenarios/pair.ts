@@ -41,6 +41,11 @@ export interface P2Step {
   kind: 'probe' | 'confirm';
   late: number;
   lost: number;
+  /**
+   * Median latency p50 per receiver (A, B) in the trial, ms: well above depth + a few ms, a standing
+   * delay (excess queue fill, or a queue in the sender's channel) makes the depth figure optimistic.
+   */
+  latencyP50Ms: (number | null)[];
 }
 export interface P2Result {
   /** Smallest depth with 0 late frames in both directions over the confirmation window; null if none of four confirmations was clean. */
@@ -142,10 +147,11 @@ export function stallRow(path: string, stalls: 'off' | 'on', t: { received: numb
 }
 
 /** Late/lost summed over both receivers during a window of `seconds`. */
-async function windowTotals(peers: PeerBrowser[], seconds: number): Promise<{ t: Totals; seconds: number; busy: number }> {
+async function windowTotals(peers: PeerBrowser[], seconds: number): Promise<{ t: Totals; seconds: number; busy: number; latencyP50Ms: (number | null)[] }> {
   const c0 = cpuSnapshot();
-  const w = sumWindows(await Promise.all(peers.map((p) => sampleStats(p.page, seconds * 1000))));
-  return { ...w, busy: busyPercent(c0, cpuSnapshot()) };
+  const samples = await Promise.all(peers.map((p) => sampleStats(p.page, seconds * 1000)));
+  const latencyP50Ms = samples.map((s) => median(s.all.slice(1).flatMap((m) => (m.peers[0]?.latencyMs ? [m.peers[0].latencyMs.p50] : []))));
+  return { ...sumWindows(samples), busy: busyPercent(c0, cpuSnapshot()), latencyP50Ms };
 }
 
 function sumWindows(samples: { first: StatsMessage; last: StatsMessage; seconds: number }[]): { t: Totals; seconds: number } {
@@ -211,9 +217,9 @@ async function measureP2(peers: PeerBrowser[], cfg: BenchConfig, log: (s: string
     for (const p of peers) await setDepth(p.page, depth);
     await peers[0]!.page.waitForTimeout(1000); // let the worklets walk to the new depth
     const w = await windowTotals(peers, seconds);
-    const step = { depth, seconds: round(w.seconds, 1), kind, late: w.t.late, lost: w.t.lost };
+    const step = { depth, seconds: round(w.seconds, 1), kind, late: w.t.late, lost: w.t.lost, latencyP50Ms: w.latencyP50Ms };
     steps.push(step);
-    log(`  depth ${depth} ${kind}: late ${step.late}, lost ${step.lost}`);
+    log(`  depth ${depth} ${kind}: late ${step.late}, lost ${step.lost}, latency p50 ${step.latencyP50Ms.join(' / ')} ms`);
     return step;
   };
   let candidate = DEFAULT_DEPTH;
