@@ -42,8 +42,8 @@ export interface P2Step {
   late: number;
   lost: number;
   /**
-   * Median latency p50 per receiver (A, B) in the trial, ms: well above depth + a few ms, a standing
-   * delay (excess queue fill, or a queue in the sender's channel) makes the depth figure optimistic.
+   * Median latency p50 per receiver (A, B) in the trial, ms: well above depth + a few ms, the queue
+   * holds more than the depth (see docs/BENCHMARKS.md, P1) and the depth figure is optimistic.
    */
   latencyP50Ms: (number | null)[];
 }
