@@ -1,155 +1,146 @@
-// `npm run bench`: measures Tutti in headless Chromium on loopback and prints a table; writes
-// bench/results.json. Options: --short (brief durations, for CI), --seconds N (engine window).
-//   wake:   how the network worker learns of a captured quantum — Atomics.notify/waitAsync (used),
-//           setInterval(2.67 ms), a MessagePort post per quantum — side by side in one page.
-//   engine: two browsers (separate Chromium processes) stream to each other through the real app;
-//           frames/s, late, lost, added latency (capture timestamp → playout), worker CPU.
+// `npm run bench`: measures Tutti in headless Chromium on loopback, prints one table per scenario
+// and writes bench/results.json. Options: --short (brief, for CI), --long (P2 confirms over 5 min),
+// --seconds N (P1 window). Scenarios (docs/BENCHMARKS.md says how to read each):
+//   wake  how the network worker learns of a captured quantum (three mechanisms, one page)
+//   P1    added latency, capture timestamp → playout minus the jitter depth (two browsers)
+//   P2    smallest jitter depth with no late frame, stepped down live through the UI (same pair)
+//   P3    late frames under 300 ms main-thread stalls: Tutti vs a main-thread DataChannel baseline
+//   P4    1…31 synthetic streams into one receiver: late %, worker CPU, worklet process() time
+//   P5    garbage collections on the audio-worklet thread (CDP trace), with the worker's for comparison
 
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import type { Page } from '@playwright/test';
-import { createAppServer } from '../server/http.ts';
-import type { StatsMessage } from '../src/shared/worker-protocol.ts';
-import { installAudit, readAudit } from '../tests/support/audit.ts';
-import { joinRoom, launchPeer, type PeerBrowser } from '../tests/support/browsers.ts';
-import { startServer } from '../tests/support/server.ts';
-import { writeToneWav } from '../tests/support/wav.ts';
+import { QUANTUM_MS } from '../src/shared/constants.ts';
+import { parseArgs } from './lib/config.ts';
+import { runBaseline } from './scenarios/baseline.ts';
+import { runPair, type P5Row, type PairResult } from './scenarios/pair.ts';
+import { runScale, type ScaleRow } from './scenarios/scale.ts';
+import { runWake } from './scenarios/wake.ts';
 import type { WakeResult } from './wake/wake-protocol.ts';
 
-const args = process.argv.slice(2);
-const short = args.includes('--short');
-const secondsArg = args.indexOf('--seconds');
-const engineSeconds = secondsArg >= 0 ? Number(args[secondsArg + 1]) : short ? 5 : 30;
-const wakeSeconds = short ? 2 : 10;
-const here = fileURLToPath(new URL('.', import.meta.url));
+const cfg = parseArgs(process.argv.slice(2));
+const out = join(import.meta.dirname, 'results.json');
+const log = (s: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${s}`);
+const results: {
+  started: string;
+  mode: string;
+  config: typeof cfg;
+  wake?: WakeResult[];
+  p1?: PairResult['p1'];
+  p2?: PairResult['p2'];
+  p3?: PairResult['p3'];
+  p4?: ScaleRow[];
+  p5?: P5Row[];
+  errors: { scenario: string; message: string }[];
+} = { started: new Date().toISOString(), mode: cfg.mode, config: cfg, errors: [] };
+const save = () => writeFileSync(out, JSON.stringify(results, null, 2));
 
-async function benchWake(): Promise<WakeResult[]> {
-  const app = createAppServer({ root: join(here, 'out') });
-  await new Promise<void>((r) => app.server.listen(0, '127.0.0.1', r));
-  const addr = app.server.address();
-  const port = typeof addr === 'object' && addr ? addr.port : 0;
-  const peer = await launchPeer();
+async function scenario(name: string, fn: () => Promise<void>): Promise<void> {
   try {
-    await peer.page.goto(`http://127.0.0.1:${port}/wake/index.html`);
-    return await peer.page.evaluate((s) => (window as unknown as { __wakeBench(s: number): Promise<WakeResult[]> }).__wakeBench(s), wakeSeconds);
-  } finally {
-    await peer.close();
-    await app.close();
+    await fn();
+  } catch (err) {
+    const message = err instanceof Error ? (err.stack ?? err.message) : String(err);
+    console.error(`\n${name} FAILED: ${message}\n`);
+    results.errors.push({ scenario: name, message });
   }
+  save();
 }
 
-function stats(page: Page): Promise<StatsMessage> {
-  return page.evaluate(() => (document.querySelector('tutti-app') as unknown as { stats: StatsMessage }).stats);
-}
+console.log(`Tutti bench (${cfg.mode}) on ${process.platform}, ${cpus().length} cores\n`);
 
-interface EngineSide {
-  peer: string;
-  seconds: number;
-  sentPerSecond: number;
-  receivedPerSecond: number;
-  framesSent: number;
-  framesReceived: number;
-  late: number;
-  lost: number;
-  duplicates: number;
-  rejected: number;
-  latencyP50Ms: number | null;
-  latencyP99Ms: number | null;
-  workerCpuMsPerSecond: number;
-  mainThreadMessagesPerSecond: number;
-  outputLatencyMs: number;
-}
+await scenario('wake', async () => {
+  log(`wake: ${cfg.wakeSeconds} s per mode`);
+  const wake = (results.wake = await runWake(cfg.wakeSeconds));
+  console.log('\nWake-up of the network worker per captured quantum (one page, same run):');
+  console.table(wake.map((w) => ({ mode: w.mode, 'wakes/s': w.wakesPerSecond, 'quanta/wake': w.quantaPerWake, 'max quanta/wake': w.maxQuantaPerWake, 'gap p50 ms': w.gapP50, 'gap p99 ms': w.gapP99, 'gap max ms': w.gapMax })));
+});
 
-async function benchEngine(): Promise<EngineSide[]> {
-  const tmp = join(here, 'out');
-  mkdirSync(tmp, { recursive: true });
-  const server = await startServer();
-  const peers: PeerBrowser[] = [];
+await scenario('pair', async () => {
+  const r: Partial<PairResult> = {};
   try {
-    const a = await launchPeer({ wav: writeToneWav(join(tmp, 'a.wav'), { leftHz: 440, rightHz: 660, seconds: 5 }) });
-    const b = await launchPeer({ wav: writeToneWav(join(tmp, 'b.wav'), { leftHz: 1000, rightHz: 1250, seconds: 5 }) });
-    peers.push(a, b);
-    for (const p of peers) await installAudit(p.page);
-    await joinRoom(a.page, server.url, 'bench', 'A', { query: '' });
-    await joinRoom(b.page, server.url, 'bench', 'B', { query: '' });
-    for (const p of peers) {
-      for (let i = 0; i < 120; i++) {
-        const s = await stats(p.page);
-        if (s?.peers[0] && s.peers[0].framesPerSecond > 300) break;
-        await p.page.waitForTimeout(250);
-      }
-    }
-    await a.page.waitForTimeout(2000);
-    const before = await Promise.all(peers.map((p) => stats(p.page)));
-    const auditBefore = await Promise.all(peers.map((p) => readAudit(p.page)));
-    const latencies: { p50: number; p99: number }[][] = [[], []];
-    const t0 = Date.now();
-    while (Date.now() - t0 < engineSeconds * 1000) {
-      await a.page.waitForTimeout(1000);
-      for (let i = 0; i < 2; i++) {
-        const l = (await stats(peers[i]!.page)).peers[0]?.latencyMs;
-        if (l) latencies[i]!.push(l);
-      }
-    }
-    const seconds = (Date.now() - t0) / 1000;
-    const after = await Promise.all(peers.map((p) => stats(p.page)));
-    const auditAfter = await Promise.all(peers.map((p) => readAudit(p.page)));
-    const outLatency = await Promise.all(peers.map((p) => p.page.evaluate(() => {
-      const ctx = (document.querySelector('tutti-app') as unknown as { session?: { engine: { outputLatency(): number } } }).session;
-      return ctx ? ctx.engine.outputLatency() * 1000 : NaN;
+    await runPair(cfg, log, r);
+  } finally {
+    Object.assign(results, r);
+    printPair(r);
+  }
+});
+
+await scenario('baseline', async () => {
+  const b = await runBaseline(cfg, log);
+  results.p3 = [...(results.p3 ?? []), ...b.p3];
+  results.p5 = [...(results.p5 ?? []), { thread: 'baseline audio worklet (postMessage per quantum)', seconds: cfg.p3Seconds, gc: b.gc }];
+  console.log(`\nP3 main-thread stalls (${cfg.stall.busyMs} ms busy loop every ${cfg.stall.everyMs} ms), late and lost frames at the receivers:`);
+  console.table(results.p3.map((r) => ({ path: r.path, stalls: r.stalls, s: r.seconds, frames: r.frames, late: r.late, lost: r.lost, 'late %': r.latePercent, 'lost %': r.lostPercent, 'machine busy %': r.machineBusyPercent })));
+  console.log('\nP5 for comparison, the baseline page without stalls:');
+  console.table([gcRow(results.p5[results.p5.length - 1]!)]);
+});
+
+await scenario('scale', async () => {
+  log(`P4: ${cfg.p4Streams.join(', ')} synthetic streams into one receiver, ${cfg.p4Seconds} s each (traced)`);
+  const rows: ScaleRow[] = (results.p4 = []);
+  try {
+    await runScale(cfg, log, rows);
+  } finally {
+    printScale(rows);
+  }
+});
+
+function printScale(rows: ScaleRow[]): void {
+  console.log(`\nP4 scale: synthetic streams into one Tutti receiver; playback process() wall time from a CDP trace, budget ${QUANTUM_MS.toFixed(2)} ms:`);
+  console.table(rows.map((r) => ({
+    streams: r.streams,
+    s: r.seconds,
+    'recv/s': r.receivedPerSecond,
+    'late %': r.latePercent,
+    'lost %': r.lostPercent,
+    'worker ms/s': r.workerCpuMsPerSecond,
+    'process p50 ms': r.process.p50Ms,
+    'process p99 ms': r.process.p99Ms,
+    'process max ms': r.process.maxMs,
+    '> 2.67 ms %': r.processOverBudgetPercent,
+    'offered/s': r.offeredPerSecond,
+    'sender dropped': r.senderDropped,
+    'machine busy %': r.machineBusyPercent,
+  })));
+}
+
+function printPair(r: Partial<PairResult>): void {
+  if (r.p1) {
+    console.log(`\nP1 added latency: two Chromium processes on loopback, depth ${r.p1[0]?.depth} (${((r.p1[0]?.depth ?? 0) * QUANTUM_MS).toFixed(1)} ms); latency = capture timestamp → playout, added = latency − depth:`);
+    console.table(r.p1.map((e) => ({
+      receiver: e.receiver,
+      s: e.seconds,
+      'recv/s': e.receivedPerSecond,
+      late: e.late,
+      lost: e.lost,
+      'latency p50 ms': e.latencyP50Ms,
+      'latency p99 ms': e.latencyP99Ms,
+      'added p50 ms': e.addedP50Ms,
+      'added p99 ms': e.addedP99Ms,
+      'worst p99 ms': e.latencyP99WorstMs,
+      'worker ms/s': e.workerCpuMsPerSecond,
+      'main msgs/s': e.mainThreadMessagesPerSecond,
+      'device out ms': e.deviceOutputMs,
     })));
-    const median = (xs: number[]) => (xs.length ? xs.sort((x, y) => x - y)[Math.floor(xs.length / 2)]! : null);
-    return [0, 1].map((i) => {
-      const s0 = before[i]!;
-      const s1 = after[i]!;
-      const p0 = s0.peers[0]!;
-      const p1 = s1.peers[0]!;
-      return {
-        peer: i ? 'B' : 'A',
-        seconds: Math.round(seconds * 10) / 10,
-        sentPerSecond: Math.round((s1.sent - s0.sent) / seconds),
-        receivedPerSecond: Math.round((p1.received - p0.received) / seconds),
-        framesSent: s1.sent - s0.sent,
-        framesReceived: p1.received - p0.received,
-        late: p1.late - p0.late,
-        lost: p1.lost - p0.lost,
-        duplicates: p1.duplicates - p0.duplicates,
-        rejected: p1.rejected - p0.rejected,
-        latencyP50Ms: median(latencies[i]!.map((l) => l.p50)),
-        latencyP99Ms: median(latencies[i]!.map((l) => l.p99)),
-        workerCpuMsPerSecond: s1.workerCpuMsPerSecond,
-        mainThreadMessagesPerSecond: Math.round(((auditAfter[i]!.events - auditBefore[i]!.events) / seconds) * 10) / 10,
-        outputLatencyMs: Math.round(outLatency[i]! * 100) / 100,
-      };
-    });
-  } finally {
-    await Promise.all(peers.map((p) => p.close()));
-    await server.close();
+  }
+  if (r.p5) {
+    console.log('\nP5 garbage collections on B during a quiet window (CDP trace, V8 MinorGC/MajorGC):');
+    console.table(r.p5.map(gcRow));
+  }
+  if (r.p2) {
+    console.log(`\nP2 smallest jitter depth with 0 late frames (both directions) over ${r.p2.confirmSeconds} s: ${r.p2.smallestCleanDepth ?? 'none'}${r.p2.smallestCleanDepthMs === null ? '' : ` (${r.p2.smallestCleanDepthMs} ms)`}`);
+    console.table(r.p2.steps.map((t) => ({ depth: t.depth, 'depth ms': Math.round(t.depth * QUANTUM_MS * 100) / 100, kind: t.kind, s: t.seconds, late: t.late, lost: t.lost, 'latency p50 ms (A / B)': t.latencyP50Ms.join(' / ') })));
   }
 }
 
-const started = new Date().toISOString();
-console.log(`Tutti bench (${short ? 'short' : 'full'}): wake ${wakeSeconds} s per mode, engine ${engineSeconds} s\n`);
-const wake = await benchWake();
-console.log('Wake-up of the network worker per captured quantum (one page, same run):');
-console.table(wake.map((w) => ({ mode: w.mode, 'wakes/s': w.wakesPerSecond, 'quanta/wake': w.quantaPerWake, 'max quanta/wake': w.maxQuantaPerWake, 'gap p50 ms': w.gapP50, 'gap p99 ms': w.gapP99, 'gap max ms': w.gapMax })));
-const engine = await benchEngine();
-console.log('\nEngine, two Chromium processes on loopback, default depth 8 (21.3 ms):');
-console.table(engine.map((e) => ({
-  peer: e.peer,
-  's': e.seconds,
-  'sent/s': e.sentPerSecond,
-  'recv/s': e.receivedPerSecond,
-  late: e.late,
-  lost: e.lost,
-  'latency p50 ms': e.latencyP50Ms,
-  'latency p99 ms': e.latencyP99Ms,
-  'added over depth p50 ms': e.latencyP50Ms === null ? null : Math.round((e.latencyP50Ms - 8 * (128 / 48)) * 100) / 100,
-  'worker ms/s': e.workerCpuMsPerSecond,
-  'main msgs/s': e.mainThreadMessagesPerSecond,
-  'device out ms': e.outputLatencyMs,
-})));
-const results = { started, short, wake, engine };
-writeFileSync(join(here, 'results.json'), JSON.stringify(results, null, 2));
-console.log(`\nwrote ${join(here, 'results.json')}`);
+function gcRow(r: P5Row) {
+  return { thread: r.thread, s: r.seconds, minor: r.gc.minor, major: r.gc.major, 'total pause ms': r.gc.totalMs, 'max pause ms': r.gc.maxMs };
+}
+
+save();
+console.log(`\nwrote ${out}`);
+if (results.errors.length) {
+  console.error(`${results.errors.length} scenario(s) could not run: ${results.errors.map((e) => e.scenario).join(', ')}`);
+  process.exit(1);
+}

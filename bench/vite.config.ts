@@ -1,11 +1,18 @@
-// Builds the bench pages (not part of the app) into bench/out.
+// Builds the bench pages (not part of the app) into bench/out: wake/, baseline/, synth/.
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 
+const page = (name: string) => fileURLToPath(new URL(`./${name}/index.html`, import.meta.url));
+
 export default defineConfig({
-  root: fileURLToPath(new URL('./wake', import.meta.url)),
+  root: fileURLToPath(new URL('.', import.meta.url)),
   base: './',
   worker: { format: 'es' },
-  build: { outDir: fileURLToPath(new URL('./out/wake', import.meta.url)), emptyOutDir: true, target: 'es2022' },
+  build: {
+    outDir: fileURLToPath(new URL('./out', import.meta.url)),
+    emptyOutDir: true,
+    target: 'es2022',
+    rollupOptions: { input: { wake: page('wake'), baseline: page('baseline'), synth: page('synth') } },
+  },
   logLevel: 'warn',
 });

@@ -1,0 +1,45 @@
+// Synthetic-sender bench page (main thread, P4 scale): joins a Tutti room as N synthetic members
+// over real RTCPeerConnections (SyntheticMesh) and hands their DataChannels to a sender worker.
+
+import type { FromSender, SenderStats, ToSender } from './synth-protocol.ts';
+import { SyntheticMesh } from './mesh-adapter.ts';
+
+declare global {
+  interface Window {
+    /** Connect to the room's signaling; call once. */
+    __synthStart: (signalUrl: string, room: string) => void;
+    /** Add `n` synthetic members; resolves when all their channels are open. */
+    __synthAdd: (n: number) => Promise<void>;
+    __synthStats: () => SenderStats | null;
+  }
+}
+
+const worker = new Worker(new URL('./sender.worker.ts', import.meta.url), { type: 'module', name: 'synthetic-sender' });
+const waiting = new Map<string, () => void>();
+let latest: SenderStats | null = null;
+let mesh: SyntheticMesh | null = null;
+let count = 0;
+worker.onmessage = (ev: MessageEvent<FromSender>) => {
+  const m = ev.data;
+  if (m.type === 'open') {
+    waiting.get(m.id)?.();
+    waiting.delete(m.id);
+  } else latest = m.stats;
+};
+
+window.__synthStart = (signalUrl, room) => {
+  mesh = new SyntheticMesh(signalUrl, room, (id, channel) => {
+    worker.postMessage({ type: 'add', id, channel } satisfies ToSender, [channel as unknown as Transferable]);
+  });
+};
+window.__synthAdd = async (n) => {
+  if (!mesh) throw new Error('__synthStart first');
+  const opened: Promise<void>[] = [];
+  for (let i = 0; i < n; i++) {
+    const id = mesh.addMember(count++);
+    opened.push(new Promise<void>((resolve) => waiting.set(id, resolve)));
+    await new Promise((r) => setTimeout(r, 50)); // stay well inside the server's signaling rate limit
+  }
+  await Promise.all(opened);
+};
+window.__synthStats = () => latest;
