@@ -498,10 +498,8 @@ export async function runQualityBench(opts: { short: boolean }): Promise<Record<
   return { plc, resamplerThdN: thd, drift, residualLoss: residual };
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const short = process.argv.includes('--short');
-  const t0 = performance.now();
-  const r = await runQualityBench({ short });
+/** Print the quality figures as tables (shared by this CLI and bench/run.ts). */
+export function printQuality(r: Record<string, unknown>, short: boolean): void {
   console.log('\nPacket-loss concealment: SNR of the output vs the lossless output (music-like signal)');
   console.table(r['plc']);
   console.log('Resampler THD+N (Kaiser-windowed sinc, 16 taps, 512 phases)');
@@ -510,5 +508,11 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   console.table((r['drift'] as DriftResult[]).map(({ rate: _rate, ...x }) => x));
   console.log(`Residual frame loss after redundancy (a message over ${ONE_DATAGRAM_BYTES} bytes takes 2 datagrams)`);
   console.table(r['residualLoss']);
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const short = process.argv.includes('--short');
+  const t0 = performance.now();
+  printQuality(await runQualityBench({ short }), short);
   console.log(`(${((performance.now() - t0) / 1000).toFixed(1)} s)`);
 }

@@ -17,6 +17,7 @@ import { runBaseline } from './scenarios/baseline.ts';
 import { runPair, type P5Row, type PairResult } from './scenarios/pair.ts';
 import { runScale, type ScaleRow } from './scenarios/scale.ts';
 import { runWake } from './scenarios/wake.ts';
+import { printQuality, runQualityBench } from './quality.ts';
 import type { WakeResult } from './wake/wake-protocol.ts';
 
 const cfg = parseArgs(process.argv.slice(2));
@@ -32,6 +33,8 @@ const results: {
   p3?: PairResult['p3'];
   p4?: ScaleRow[];
   p5?: P5Row[];
+  /** Engine quality in Node: concealment SNR, resampler THD+N, drift simulation, residual loss after redundancy. */
+  quality?: Record<string, unknown>;
   errors: { scenario: string; message: string }[];
 } = { started: new Date().toISOString(), mode: cfg.mode, config: cfg, errors: [] };
 const save = () => writeFileSync(out, JSON.stringify(results, null, 2));
@@ -54,6 +57,12 @@ await scenario('wake', async () => {
   const wake = (results.wake = await runWake(cfg.wakeSeconds));
   console.log('\nWake-up of the network worker per captured quantum (one page, same run):');
   console.table(wake.map((w) => ({ mode: w.mode, 'wakes/s': w.wakesPerSecond, 'quanta/wake': w.quantaPerWake, 'max quanta/wake': w.maxQuantaPerWake, 'gap p50 ms': w.gapP50, 'gap p99 ms': w.gapP99, 'gap max ms': w.gapMax })));
+});
+
+await scenario('quality', async () => {
+  log('quality: concealment, resampler, drift, redundancy (Node, no browser)');
+  results.quality = await runQualityBench({ short: cfg.mode === 'short' });
+  printQuality(results.quality, cfg.mode === 'short');
 });
 
 await scenario('pair', async () => {

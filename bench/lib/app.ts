@@ -72,8 +72,10 @@ export async function sampleStats(page: Page, ms: number): Promise<{ first: Stat
   return { first, last: all[all.length - 1]!, all, seconds: (Date.now() - t0) / 1000 };
 }
 
-/** Set the manual jitter-buffer depth through the UI's slider, as a user would. */
+/** Set a manual jitter-buffer depth through the UI (automatic off, then the slider), as a user would. */
 export async function setDepth(page: Page, depth: number): Promise<void> {
+  const auto = page.locator('input[name="adaptive"]');
+  if (await auto.isChecked()) await auto.uncheck();
   await page.locator('input[name="depth"]').fill(String(depth));
 }
 
