@@ -118,6 +118,8 @@ test('offline: a reload loads the shell from the precache, isolated, and the aud
     controlled: true,
   });
   expect(await page.getByRole('textbox', { name: 'Room' }).inputValue()).toBe('offline-room');
+  // The server's config comes from the runtime cache (network first, cache when offline).
+  expect(await page.evaluate(async () => (await fetch('/config.json')).json())).toEqual({ iceServers: [] });
   // Joining loads the network worker and both worklets, which can only come from the precache now.
   await join(page, 'offline-room');
   await expect(page.getByTestId('signaling')).not.toHaveText('online');
@@ -152,7 +154,17 @@ test('a host that sends no isolation headers: isolated after the service worker 
   await join(page, 'static-host');
 });
 
-test('update prompt: a waiting new version takes over and reloads the page when accepted', async () => {
+/** The controlling service worker's cache version and the Tutti caches that exist. */
+async function swCaches(page: Page): Promise<{ version: string; caches: string[] }> {
+  return page.evaluate(async () => {
+    const channel = new MessageChannel();
+    const reply = new Promise<{ version: string }>((r) => (channel.port1.onmessage = (e) => r(e.data as { version: string })));
+    navigator.serviceWorker.controller!.postMessage({ type: 'GET_VERSION' }, [channel.port2]);
+    return { version: (await reply).version, caches: (await caches.keys()).filter((n) => n.startsWith('tutti-')).sort() };
+  });
+}
+
+test('update prompt: a waiting new version takes over when accepted, reloads, and deletes the old caches', async () => {
   statics = await startStaticServer();
   peer = await launchPeer();
   const { page } = peer;
@@ -161,9 +173,15 @@ test('update prompt: a waiting new version takes over and reloads the page when 
   await page.reload(); // isolated from here on
   await waitForControl(page);
   await expect(page.getByRole('status')).toHaveCount(0);
+  const before = await swCaches(page);
+  expect(before.caches).toContain(`tutti-precache-${before.version}`);
 
-  // Publish a new service worker script and let the browser find it.
-  statics.swSuffix = '\n// next version\n';
+  // Publish a new build: same files except index.html's revision, as after an edit to the page.
+  statics.swTransform = (text) => {
+    const next = text.replace(/("revision":")[0-9a-f]{32}(","url":"index\.html")/, '$1' + '0'.repeat(32) + '$2');
+    if (next === text) throw new Error('index.html entry not found in sw.js');
+    return next;
+  };
   const fetchesBefore = statics.swFetches;
   await page.evaluate(async () => {
     await (await navigator.serviceWorker.getRegistration())!.update();
@@ -172,6 +190,8 @@ test('update prompt: a waiting new version takes over and reloads the page when 
   await expect(prompt).toBeVisible({ timeout: 30_000 });
   expect(statics.swFetches).toBeGreaterThan(fetchesBefore);
   expect(await page.evaluate(async () => (await navigator.serviceWorker.getRegistration())!.waiting !== null)).toBe(true);
+  // Still the old version in control while the new one waits: nothing deleted yet.
+  expect((await swCaches(page)).caches).toContain(`tutti-precache-${before.version}`);
 
   await page.evaluate(() => ((window as unknown as { beforeUpdate: boolean }).beforeUpdate = true));
   const reloaded = page.waitForEvent('framenavigated');
@@ -184,4 +204,10 @@ test('update prompt: a waiting new version takes over and reloads the page when 
     return { waiting: reg.waiting !== null, active: reg.active?.state };
   })).toEqual({ waiting: false, active: 'activated' });
   await expect(page.getByRole('status', { name: 'Update available' })).toHaveCount(0);
+
+  // The new version has its own caches; the old version's are gone.
+  const after = await swCaches(page);
+  expect(after.version).not.toBe(before.version);
+  expect(after.caches).toContain(`tutti-precache-${after.version}`);
+  expect(after.caches.filter((n) => n.includes(before.version))).toEqual([]);
 });

@@ -1,7 +1,7 @@
 // A plain static file server over dist/ that sends no COOP/COEP/CORP headers, like a host whose
 // headers cannot be configured (GitHub Pages, a NAS). Only the service worker can make the page
-// cross-origin isolated there. `swSuffix` appends bytes to /sw.js, so a test can publish a "new
-// version" of the service worker without a second build.
+// cross-origin isolated there. `swTransform` rewrites /sw.js as served, so a test can publish a
+// "new version" of the service worker without a second build.
 
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
@@ -19,15 +19,15 @@ const TYPES: Record<string, string> = {
 
 export interface StaticServer {
   url: string;
-  /** Appended to /sw.js from now on. */
-  swSuffix: string;
+  /** Applied to the text of /sw.js from now on (identity by default). */
+  swTransform: (text: string) => string;
   /** How many times /sw.js was served. */
   swFetches: number;
   close(): Promise<void>;
 }
 
 export async function startStaticServer(root = fileURLToPath(new URL('../../dist', import.meta.url))): Promise<StaticServer> {
-  const state = { swSuffix: '', swFetches: 0 };
+  const state = { swTransform: (t: string) => t, swFetches: 0 };
   const server = createServer((req, res) => {
     void (async () => {
       const path = new URL(req.url ?? '/', 'http://x').pathname;
@@ -36,7 +36,7 @@ export async function startStaticServer(root = fileURLToPath(new URL('../../dist
         let body = await readFile(join(root, rel));
         if (rel === 'sw.js') {
           state.swFetches++;
-          body = Buffer.concat([body, Buffer.from(state.swSuffix)]);
+          body = Buffer.from(state.swTransform(body.toString('utf8')));
         }
         res.setHeader('Content-Type', TYPES[extname(rel)] ?? 'application/octet-stream');
         res.end(body);
@@ -51,11 +51,11 @@ export async function startStaticServer(root = fileURLToPath(new URL('../../dist
   if (typeof addr !== 'object' || !addr) throw new Error('static server has no address');
   return {
     url: `http://127.0.0.1:${addr.port}`,
-    get swSuffix() {
-      return state.swSuffix;
+    get swTransform() {
+      return state.swTransform;
     },
-    set swSuffix(v: string) {
-      state.swSuffix = v;
+    set swTransform(f: (text: string) => string) {
+      state.swTransform = f;
     },
     get swFetches() {
       return state.swFetches;
