@@ -27,7 +27,7 @@ function devServer(): Plugin {
   };
 }
 
-export const THEME_COLOR = '#1d2733';
+const THEME_COLOR = '#1d2733';
 
 export default defineConfig({
   plugins: [
