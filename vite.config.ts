@@ -1,25 +1,77 @@
 // Vite build and dev server. The dev server sends the same cross-origin-isolation headers as
-// `npm start` and mounts the signaling hub at /signal, so `npm run dev` is a complete app too.
+// `npm start`, mounts the signaling hub at /signal and answers /config.json, so `npm run dev` is a
+// complete app too. The build also emits the web manifest and the service worker
+// (vite-plugin-pwa, injectManifest: workers/sw/sw.ts with Workbox bundled, no CDN).
 
 import { defineConfig, type Plugin } from 'vite';
+import { VitePWA } from 'vite-plugin-pwa';
+import { clientConfigFromEnv } from './server/config.ts';
 import { ISOLATION_HEADERS } from './server/http.ts';
 import { SignalingHub } from './server/signaling.ts';
 
-function devSignaling(): Plugin {
+function devServer(): Plugin {
   return {
-    name: 'tutti-dev-signaling',
+    name: 'tutti-dev-server',
     configureServer(server) {
       const hub = new SignalingHub();
       server.httpServer?.on('upgrade', (req, socket, head) => {
         if (req.url === '/signal') hub.handleUpgrade(req, socket, head);
       });
       server.httpServer?.on('close', () => hub.close());
+      const config = JSON.stringify(clientConfigFromEnv(process.env));
+      server.middlewares.use('/config.json', (_req, res) => {
+        res.setHeader('Content-Type', 'application/json');
+        res.end(config);
+      });
     },
   };
 }
 
+const THEME_COLOR = '#1d2733';
+
 export default defineConfig({
-  plugins: [devSignaling()],
+  plugins: [
+    devServer(),
+    VitePWA({
+      strategies: 'injectManifest',
+      srcDir: 'workers/sw',
+      filename: 'sw.ts',
+      // src/pwa/service-worker.ts registers it (production builds only), with workbox-window.
+      injectRegister: false,
+      // The glob below already takes every icon; the plugin adds manifest.webmanifest itself.
+      includeManifestIcons: false,
+      devOptions: { enabled: false },
+      injectManifest: {
+        rollupFormat: 'iife',
+        // The app shell: HTML, the page bundle, the network-worker and worklet bundles (emitted
+        // by Vite from `new Worker(new URL(…))` and `?worker&url` imports as assets/*.js), icons.
+        globPatterns: ['**/*.{html,js,css,svg,png}'],
+        globIgnores: ['**/sw.js', '**/*.map'],
+        maximumFileSizeToCacheInBytes: 4 * 1024 * 1024,
+      },
+      manifest: {
+        id: '/',
+        name: 'Tutti — play music together',
+        short_name: 'Tutti',
+        description: 'Play music together over the network with studio-quality, low-latency audio.',
+        start_url: '/',
+        scope: '/',
+        display: 'standalone',
+        background_color: '#10161d',
+        theme_color: THEME_COLOR,
+        categories: ['music', 'education'],
+        icons: [
+          { src: '/icon-192.png', sizes: '192x192', type: 'image/png', purpose: 'any' },
+          { src: '/icon-512.png', sizes: '512x512', type: 'image/png', purpose: 'any' },
+          { src: '/icon-maskable-512.png', sizes: '512x512', type: 'image/png', purpose: 'maskable' },
+        ],
+        shortcuts: [
+          { name: 'New lesson room', short_name: 'New room', url: '/?action=new-room', icons: [{ src: '/icon-192.png', sizes: '192x192', type: 'image/png' }] },
+          { name: 'Join a room', short_name: 'Join', url: '/?action=join', icons: [{ src: '/icon-192.png', sizes: '192x192', type: 'image/png' }] },
+        ],
+      },
+    }),
+  ],
   server: { headers: ISOLATION_HEADERS },
   preview: { headers: ISOLATION_HEADERS },
   worker: { format: 'es' },

@@ -1,9 +1,12 @@
-// The app's HTTP server: serves the built app (dist/) with the cross-origin-isolation headers
-// SharedArrayBuffer needs, a health endpoint, and hands WebSocket upgrades to the signaling hub.
+// The app's HTTP(S) server: serves the built app (dist/) with the cross-origin-isolation headers
+// SharedArrayBuffer needs, a health endpoint, the page's config (/config.json: ICE servers), and
+// hands WebSocket upgrades to the signaling hub. With `tls` it is HTTPS and signaling is wss.
 
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import { extname, join, normalize, resolve } from 'node:path';
+import type { ClientConfig } from '../src/shared/ice-servers.ts';
 import { SignalingHub, type SignalingOptions } from './signaling.ts';
 
 /** Headers that make the page crossOriginIsolated (COOP + COEP), on every response. */
@@ -32,6 +35,10 @@ export interface AppServerOptions {
   /** Folder of the built app; null = signaling only. */
   root: string | null;
   signaling?: Partial<SignalingOptions>;
+  /** PEM key and certificate: serve HTTPS (and wss) instead of HTTP. */
+  tls?: { key: string; cert: string };
+  /** Served as /config.json; default: no ICE servers. */
+  clientConfig?: ClientConfig;
 }
 
 export interface AppServer {
@@ -43,7 +50,9 @@ export interface AppServer {
 export function createAppServer(opts: AppServerOptions): AppServer {
   const hub = new SignalingHub(opts.signaling);
   const root = opts.root ? resolve(opts.root) : null;
-  const server = createServer((req, res) => handle(req, res, root, hub));
+  const config = JSON.stringify(opts.clientConfig ?? { iceServers: [] });
+  const onRequest = (req: IncomingMessage, res: ServerResponse): void => handle(req, res, root, hub, config);
+  const server: Server = opts.tls ? createHttpsServer({ key: opts.tls.key, cert: opts.tls.cert }, onRequest) : createServer(onRequest);
   server.on('upgrade', (req, socket, head) => hub.handleUpgrade(req, socket, head));
   return {
     server,
@@ -57,12 +66,18 @@ export function createAppServer(opts: AppServerOptions): AppServer {
   };
 }
 
-function handle(req: IncomingMessage, res: ServerResponse, root: string | null, hub: SignalingHub): void {
+function handle(req: IncomingMessage, res: ServerResponse, root: string | null, hub: SignalingHub, config: string): void {
   for (const [k, v] of Object.entries(ISOLATION_HEADERS)) res.setHeader(k, v);
   const url = new URL(req.url ?? '/', 'http://localhost');
   if (url.pathname === '/healthz') {
     res.setHeader('Content-Type', 'application/json');
     res.end(JSON.stringify({ ok: true, signaling: hub.snapshot() }));
+    return;
+  }
+  if (url.pathname === '/config.json') {
+    res.setHeader('Content-Type', 'application/json');
+    res.setHeader('Cache-Control', 'no-cache');
+    res.end(req.method === 'HEAD' ? undefined : config);
     return;
   }
   if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -101,7 +116,7 @@ function handle(req: IncomingMessage, res: ServerResponse, root: string | null, 
     }
   }
   res.setHeader('Content-Type', MIME[extname(file)] ?? 'application/octet-stream');
-  res.setHeader('Cache-Control', path === '/index.html' || path.endsWith('sw.js') ? 'no-cache' : 'public, max-age=3600');
+  res.setHeader('Cache-Control', path === '/index.html' || path.endsWith('sw.js') || path.endsWith('.webmanifest') ? 'no-cache' : 'public, max-age=3600');
   if (req.method === 'HEAD') {
     res.end();
     return;

@@ -11,10 +11,12 @@ import { TuttiError } from '../engine/errors.ts';
 import { testOptionsFromUrl } from '../engine/test-options.ts';
 import { AudioMesh, type RemoteMember } from '../room/audio-mesh.ts';
 import { SignalingClient, type ConnectionState } from '../room/signaling-client.ts';
+import { effectiveIceServers } from '../room/ice-servers.ts';
 import { appStyles } from './tutti-app-styles.ts';
 import type { PeerMixDetail } from './tutti-peer-strip.ts';
 import './tutti-meter.ts';
 import './tutti-peer-strip.ts';
+import './tutti-settings.ts';
 
 interface Session {
   engine: AudioEngine;
@@ -88,7 +90,7 @@ export class TuttiApp extends LitElement {
       });
       const signaling = new SignalingClient(params.get('signal') ?? SignalingClient.defaultUrl());
       signaling.onstatechange = (s) => (this.signalingState = s);
-      const mesh = new AudioMesh(signaling, engine.net, room, name, iceServersFromSettings());
+      const mesh = new AudioMesh(signaling, engine.net, room, name, await effectiveIceServers());
       mesh.onchange = () => (this.members = mesh.members());
       engine.net.on('stats', (s) => (this.stats = s));
       engine.net.on('error', (m) => (this.error = m));
@@ -167,6 +169,7 @@ export class TuttiApp extends LitElement {
         </fieldset>
         <button class="primary" type="submit" ?disabled=${this.phase === 'joining'}>${this.phase === 'joining' ? 'Joining…' : 'Join'}</button>
       </form>
+      <tutti-settings></tutti-settings>
     `;
   }
 
@@ -227,16 +230,6 @@ export class TuttiApp extends LitElement {
         </div>
       </section>
     `;
-  }
-}
-
-/** ICE servers from settings (localStorage `tutti.iceServers`, JSON); none by default: LAN and loopback need none. */
-function iceServersFromSettings(): RTCIceServer[] {
-  try {
-    const v = JSON.parse(localStorage.getItem('tutti.iceServers') ?? '[]') as unknown;
-    return Array.isArray(v) ? (v as RTCIceServer[]) : [];
-  } catch {
-    return [];
   }
 }
 

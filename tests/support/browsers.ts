@@ -1,7 +1,7 @@
 // Launch helpers for the browser tests and the bench: one Chromium process per peer (Debian's
 // /usr/bin/chromium, never a downloaded build), optionally fed a WAV file as its microphone.
 
-import { chromium, type Browser, type BrowserContext, type Page, type Worker } from '@playwright/test';
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page, type Worker } from '@playwright/test';
 
 export const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 
@@ -29,13 +29,25 @@ export interface PeerBrowser {
   close(): Promise<void>;
 }
 
-export async function launchPeer(opts: { wav?: string; extraArgs?: string[]; omitArgs?: string[] } = {}): Promise<PeerBrowser> {
+export async function launchPeer(opts: { wav?: string; extraArgs?: string[]; omitArgs?: string[]; context?: BrowserContextOptions } = {}): Promise<PeerBrowser> {
   const args = [...BASE_ARGS.filter((a) => !opts.omitArgs?.includes(a)), ...(opts.wav ? [`--use-file-for-fake-audio-capture=${opts.wav}`] : []), ...(opts.extraArgs ?? [])];
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args });
-  const context = await browser.newContext();
+  const context = await browser.newContext(opts.context);
   const page = await context.newPage();
   page.on('pageerror', (e) => console.error(`[page error] ${e.message}`));
   return { browser, context, page, close: () => browser.close() };
+}
+
+/**
+ * A peer with an on-disk profile instead of an incognito context: Chromium refuses to install apps
+ * from incognito (installability error "in-incognito"), so install checks need this. `dir` should
+ * be a fresh temporary folder; it is removed by the caller.
+ */
+export async function launchPersistentPeer(dir: string, opts: { context?: BrowserContextOptions } = {}): Promise<{ context: BrowserContext; page: Page; close(): Promise<void> }> {
+  const context = await chromium.launchPersistentContext(dir, { executablePath: CHROMIUM, headless: true, args: BASE_ARGS, ...opts.context });
+  const page = context.pages()[0] ?? (await context.newPage());
+  page.on('pageerror', (e) => console.error(`[page error] ${e.message}`));
+  return { context, page, close: () => context.close() };
 }
 
 /** Join a room through the UI as a person would. */
