@@ -163,8 +163,9 @@ test('a third peer (sending mono) is mixed in, bit-exact; a peer that leaves fre
     expect(fromCarol!.mismatched).toBe(0);
 
     // Both remote streams are mixed: played counters advance and both meters move.
+    // Stats arrive at 1 Hz: 2.5 s apart, two readings are at least one whole second apart.
     const t0 = await stats(a.page);
-    await a.page.waitForTimeout(1500);
+    await a.page.waitForTimeout(2500);
     const t1 = await stats(a.page);
     for (const p of t1!.peers) {
       const p0 = t0!.peers.find((q) => q.peerId === p.peerId)!;
