@@ -63,7 +63,8 @@ export class Room {
   /** `foreign` when a peer was last connected; -1 if none ever was. */
   private foreignMark = -1;
   private readonly timer: ReturnType<typeof setInterval>;
-  private readonly conns: SignalingConnLike[];
+  private conns: SignalingConnLike[];
+  private offlineState: Record<string, unknown> | null = null;
 
   constructor(readonly opts: RoomOptions) {
     // The local copy is keyed by a hash of the password too: a wrong password on a shared device
@@ -124,6 +125,21 @@ export class Room {
   removeItem(id: string): void {
     const i = this.setlist.toArray().findIndex((x) => x.id === id);
     if (i >= 0) this.setlist.delete(i, 1);
+  }
+
+  /** Leave the network but keep the document (and IndexedDB) open: edits keep accumulating locally. */
+  disconnect(): void {
+    this.offlineState = this.provider.awareness.getLocalState();
+    for (const c of this.conns) c.off('message', this.onSignal);
+    this.provider.disconnect(); // y-webrtc also clears our awareness state
+  }
+  /** Back online: y-webrtc reconnects, and the document merges with whoever is there. */
+  reconnect(): void {
+    this.provider.connect();
+    this.conns = this.provider.signalingConns.slice(-1) as SignalingConnLike[]; // connect() appends; we use one URL
+    for (const c of this.conns) c.on('message', this.onSignal);
+    if (this.offlineState) this.provider.awareness.setLocalState(this.offlineState);
+    this.offlineState = null;
   }
 
   destroy(): void {

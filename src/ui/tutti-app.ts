@@ -159,6 +159,7 @@ export class TuttiApp extends LitElement {
     this.stats = null;
     this.pairing = false;
     this.remoteOf = undefined;
+    this.password = ''; // never carried over to the next room
     this.roster = new Map();
     if (!s) return;
     s.mesh?.leave();
