@@ -27,7 +27,7 @@ export const appStyles = css`
   input[type='radio'] { width: 22px; height: 22px; }
   fieldset label { min-height: 44px; }
   .card { display: grid; gap: 8px; padding: 12px; border-radius: 8px; background: #18212b; }
-  details.card summary { min-height: 44px; display: flex; align-items: center; cursor: pointer; }
+  details.card summary { min-height: 44px; line-height: 44px; cursor: pointer; }
   .roster, .recent ul { list-style: none; margin: 0; padding: 0; display: grid; gap: 4px; }
   .recent li { display: flex; align-items: center; gap: 8px; flex-wrap: wrap; }
   button.link { background: none; border-color: transparent; text-decoration: underline; padding: 0 4px; overflow-wrap: anywhere; text-align: left; }

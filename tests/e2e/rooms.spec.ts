@@ -109,6 +109,12 @@ test('password: the right one gives roster, notes and audio; a wrong one gets no
   await expect.poll(() => flowingPeers(student.page), { timeout: 30_000 }).toBe(1);
   await expect.poll(() => flowingPeers(teacher.page), { timeout: 30_000 }).toBe(1);
   await expect(student.page.getByTestId('access')).toContainText('Connected');
+  // Room settings: the teacher's default jitter depth reaches the student's playout.
+  await teacher.page.getByText('Share and settings').click();
+  await teacher.page.getByRole('spinbutton', { name: /Room default jitter depth/ }).fill('12');
+  await teacher.page.getByRole('spinbutton', { name: /Room default jitter depth/ }).press('Enter');
+  await expect.poll(async () => (await stats(student.page))?.peers[0]?.depth, { timeout: 10_000 }).toBe(12);
+  await expect(student.page.getByRole('slider', { name: /Jitter buffer/ })).toHaveValue('12');
 
   // Wrong password: told so, and really nothing: no roster, no notes in its document, no audio peer.
   await joinRoom(intruder.page, server.url, room, 'Ivan', { password: 'wrong' });
