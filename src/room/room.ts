@@ -146,6 +146,9 @@ export class Room {
     clearInterval(this.timer);
     for (const c of this.conns) c.off('message', this.onSignal);
     this.provider.awareness.off('change', this.onAwareness);
+    // disconnect() first: it unsubscribes and closes the signaling socket at once, so the same
+    // room can be joined again right away (destroy() alone releases the room name asynchronously).
+    this.provider.disconnect();
     this.provider.destroy();
     void this.persistence.destroy();
     this.doc.destroy();

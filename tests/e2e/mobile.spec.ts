@@ -72,7 +72,7 @@ function targets(page: Page): Promise<Target[]> {
 }
 
 async function assertPhoneFriendly(page: Page, where: string): Promise<void> {
-  const { scrollWidth, innerWidth } = await page.evaluate(() => ({ scrollWidth: document.scrollingElement!.scrollWidth, innerWidth }));
+  const { scrollWidth, innerWidth } = await page.evaluate(() => ({ scrollWidth: document.scrollingElement!.scrollWidth, innerWidth: window.innerWidth }));
   expect(scrollWidth, `${where}: no horizontal scroll`).toBeLessThanOrEqual(innerWidth);
   const ts = await targets(page);
   expect(ts.length).toBeGreaterThan(3);
