@@ -65,12 +65,23 @@ export class TuttiApp extends LitElement {
     super.connectedCallback();
     addEventListener('keydown', this.onKey);
     addEventListener('pagehide', this.onPageHide);
+    addEventListener('hashchange', this.onHash);
   }
   override disconnectedCallback(): void {
     super.disconnectedCallback();
     removeEventListener('keydown', this.onKey);
     removeEventListener('pagehide', this.onPageHide);
+    removeEventListener('hashchange', this.onHash);
   }
+
+  /** A room link opened while the app is already loaded (only the fragment changed). */
+  private readonly onHash = (): void => {
+    const l = parseRoomLink(location.hash);
+    if (!l || this.phase !== 'join') return;
+    this.room = l.room;
+    this.password = l.password ?? '';
+    this.remoteOf = l.remote;
+  };
 
   private readonly onKey = (e: KeyboardEvent): void => {
     // Space toggles mute in the room, unless the user is typing or operating a control.
