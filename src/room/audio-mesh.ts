@@ -55,7 +55,9 @@ export class AudioMesh {
   ) {
     room.provider.awareness.on('change', this.sync);
     this.offs.push(net.on('peer-open', (id) => this.update(id, (m) => (m.audio = true))));
-    this.offs.push(net.on('peer-closed', (id) => this.drop(id, true)));
+    // Only a channel that died by itself ends the link: 'replaced' and 'removed by page' are our
+    // own doing and may arrive after a new link for the same peer exists.
+    this.offs.push(net.on('peer-closed', (id, reason) => { if (reason === 'channel closed') this.drop(id, true); }));
     this.sync();
   }
 
