@@ -37,6 +37,7 @@ export class AudioEngine {
   private constructor(
     readonly context: AudioContext,
     private readonly stream: MediaStream,
+    private readonly inputGain: GainNode,
     net: NetBridge,
     captureControl: Float32Array,
     playback: PlaybackViews,
@@ -90,7 +91,9 @@ export class AudioEngine {
       numberOfOutputs: 0,
       processorOptions: { capture } satisfies CaptureProcessorOptions,
     });
-    source.connect(captureNode);
+    // Input gain is a native GainNode before the capture worklet: the page only sets its value.
+    const inputGain = new GainNode(context, { gain: 1 });
+    source.connect(inputGain).connect(captureNode);
     const playbackNode = new AudioWorkletNode(context, PLAYBACK_PROCESSOR, {
       numberOfInputs: 0,
       numberOfOutputs: 1,
@@ -99,7 +102,12 @@ export class AudioEngine {
     });
     playbackNode.connect(context.destination);
     await context.resume();
-    return new AudioEngine(context, stream, net, captureMeterView(capture), new PlaybackViews(playbackSab));
+    return new AudioEngine(context, stream, inputGain, net, captureMeterView(capture), new PlaybackViews(playbackSab));
+  }
+
+  /** Gain applied to the microphone before capture (0–4, linear). */
+  setInputGain(gain: number): void {
+    this.inputGain.gain.value = Math.min(4, Math.max(0, gain));
   }
 
   /** Current meter levels; values may be one quantum old (single-writer floats, see memory-layout). */

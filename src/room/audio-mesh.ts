@@ -1,17 +1,29 @@
-// The audio mesh of one room: one RTCPeerConnection per remote peer, negotiated over the room's
-// signaling topic (y-webrtc protocol). Each connection's audio DataChannel goes to the network
-// worker the moment it exists; this class only handles SDP, ICE and membership.
+// The audio mesh of one room (main thread): one RTCPeerConnection per remote participant,
+// negotiated through the room itself. Offers and answers travel in the Yjs awareness states
+// (MemberState.audio, a per-addressee SDP mailbox) over the room's peer-to-peer y-webrtc links,
+// so they never touch the server and only peers holding the room password can see them. Each
+// connection's audio DataChannel goes to the network worker the moment it exists.
 
-import { audioTopic, parseMeshMessage, type MeshMessage } from '../shared/signaling-protocol.ts';
 import type { NetBridge } from '../engine/net-bridge.ts';
-import type { SignalingClient } from './signaling-client.ts';
+import type { AudioSdp, MemberState } from '../shared/signaling-protocol.ts';
+import type { Room } from './room.ts';
 
 /** Unordered and unreliable: a late audio frame is useless, so never retransmit or wait for order. */
 export const AUDIO_CHANNEL_INIT: RTCDataChannelInit = { ordered: false, maxRetransmits: 0 };
+/** Publish the SDP once ICE gathering completes (all candidates inside), or after this long. */
+const GATHER_TIMEOUT_MS = 4000;
+const RETRY_MS = 1500;
+const CONNECT_TIMEOUT_MS = 20_000;
 
 export interface RemoteMember {
+  /** The peer's room client id, as a string: the worker's peerId. */
   id: string;
   name: string;
+  role: MemberState['role'];
+  instrument: string;
+  /** The peer muted itself. */
+  selfMuted: boolean;
+  format: MemberState['format'];
   connection: RTCPeerConnectionState;
   /** The audio channel reached the worker and opened. */
   audio: boolean;
@@ -19,39 +31,38 @@ export interface RemoteMember {
 
 interface Link {
   pc: RTCPeerConnection;
-  pendingCandidates: RTCIceCandidateInit[];
+  gen: number;
+  offerer: boolean;
+  answered: boolean;
   member: RemoteMember;
 }
 
 export class AudioMesh {
-  readonly selfId = crypto.randomUUID();
   private readonly links = new Map<string, Link>();
-  /** Display names from hellos, kept for peers whose offer arrives after their hello. */
-  private readonly names = new Map<string, string>();
-  private readonly topic: string;
+  /** Our SDP mailbox, mirrored into our awareness state. */
+  private readonly outbox: Record<string, AudioSdp> = {};
+  private readonly retry = new Map<string, ReturnType<typeof setTimeout>>();
+  /** The offer generation we last answered per peer: a stale offer is never answered twice. */
+  private readonly answeredGen = new Map<string, number>();
+  private readonly offs: (() => void)[] = [];
+  private closed = false;
   onchange: () => void = () => {};
 
   constructor(
-    private readonly signaling: SignalingClient,
+    private readonly room: Room,
     private readonly net: NetBridge,
-    readonly room: string,
-    private readonly name: string,
     private readonly iceServers: RTCIceServer[],
   ) {
-    this.topic = audioTopic(room);
-    signaling.onmessage = (topic, data) => {
-      if (topic !== this.topic) return;
-      const m = parseMeshMessage(data);
-      if (m && m.from !== this.selfId && (!('to' in m) || m.to === undefined || m.to === this.selfId)) {
-        // A peer's bad SDP or candidate must not break the room for us: drop that peer's link.
-        this.onMesh(m).catch(() => this.drop(m.from));
-      }
-    };
-    signaling.onopen = () => this.hello();
-    signaling.subscribe(this.topic);
-    this.hello();
-    net.on('peer-open', (id) => this.update(id, (m) => (m.audio = true)));
-    net.on('peer-closed', (id) => this.drop(id));
+    room.provider.awareness.on('change', this.sync);
+    this.offs.push(net.on('peer-open', (id) => this.update(id, (m) => (m.audio = true))));
+    // Only a channel that died by itself ends the link: 'replaced' and 'removed by page' are our
+    // own doing and may arrive after a new link for the same peer exists.
+    this.offs.push(net.on('peer-closed', (id, reason) => { if (reason === 'channel closed') this.drop(id, true); }));
+    this.sync();
+  }
+
+  get selfId(): string {
+    return String(this.room.clientId);
   }
 
   members(): RemoteMember[] {
@@ -59,95 +70,101 @@ export class AudioMesh {
   }
 
   leave(): void {
-    this.publish({ type: 'tutti-bye', from: this.selfId });
-    for (const id of [...this.links.keys()]) this.drop(id);
-    this.signaling.unsubscribe(this.topic);
+    this.closed = true;
+    this.room.provider.awareness.off('change', this.sync);
+    for (const off of this.offs) off();
+    for (const t of this.retry.values()) clearTimeout(t);
+    for (const id of [...this.links.keys()]) this.drop(id, false);
   }
 
-  private hello(to?: string): void {
-    this.publish({ type: 'tutti-hello', from: this.selfId, name: this.name, ...(to ? { to } : {}) });
-  }
-
-  private publish(m: MeshMessage): void {
-    this.signaling.publish(this.topic, m);
-  }
-
-  private async onMesh(m: MeshMessage): Promise<void> {
-    switch (m.type) {
-      case 'tutti-hello': {
-        this.names.set(m.from, m.name.slice(0, 40));
-        const link = this.links.get(m.from);
-        if (link) {
-          link.member.name = this.names.get(m.from)!;
-          this.onchange();
-          return;
+  /** Reconcile links with the room's awareness: who is here, and what they addressed to us. */
+  private readonly sync = (): void => {
+    if (this.closed) return;
+    const roster = this.room.roster();
+    const self = this.selfId;
+    const present = new Set<string>();
+    for (const [cid, m] of roster) {
+      const id = String(cid);
+      if (id === self || m.kind !== 'participant') continue;
+      present.add(id);
+      const link = this.links.get(id);
+      if (link) this.refresh(link, m);
+      const theirs = m.audio?.[self];
+      if (self < id) {
+        // We offer. Apply the answer to our current offer once.
+        if (!link && !this.retry.has(id)) void this.offer(id, m).catch(() => this.drop(id, true));
+        else if (link && !link.answered && theirs?.type === 'answer' && theirs.gen === link.gen) {
+          link.answered = true;
+          void link.pc.setRemoteDescription({ type: 'answer', sdp: theirs.sdp }).catch(() => this.drop(id, true));
         }
-        // The peer with the smaller id offers; the other answers a broadcast hello so it learns of us.
-        if (this.selfId < m.from) await this.offer(m.from);
-        else if (m.to === undefined) this.hello(m.from);
-        return;
+      } else if (theirs?.type === 'offer' && (!link || link.gen !== theirs.gen) && this.answeredGen.get(id) !== theirs.gen) {
+        // A new offer for us (first, or the offerer restarted the link): answer it.
+        if (link) this.drop(id, false);
+        void this.answer(id, m, theirs).catch(() => this.drop(id, false));
       }
-      case 'tutti-signal': {
-        let link = this.links.get(m.from);
-        if (m.description?.type === 'offer') {
-          if (!link) link = this.createLink(m.from);
-          await link.pc.setRemoteDescription(m.description);
-          await link.pc.setLocalDescription(await link.pc.createAnswer());
-          this.sendDescription(m.from, link.pc);
-          await this.flushCandidates(link);
-        } else if (m.description?.type === 'answer' && link) {
-          await link.pc.setRemoteDescription(m.description);
-          await this.flushCandidates(link);
-        } else if (m.candidate && link) {
-          if (link.pc.remoteDescription) await link.pc.addIceCandidate(m.candidate).catch(() => {});
-          else link.pendingCandidates.push(m.candidate);
-        }
-        return;
-      }
-      case 'tutti-bye':
-        this.names.delete(m.from);
-        this.drop(m.from);
-        return;
-      default:
-        m satisfies never;
     }
-  }
+    for (const id of [...this.links.keys()]) if (!present.has(id)) this.drop(id, false);
+    for (const id of [...this.answeredGen.keys()]) if (!present.has(id)) this.answeredGen.delete(id);
+    for (const id of Object.keys(this.outbox)) {
+      if (!present.has(id)) {
+        delete this.outbox[id];
+        this.publish();
+      }
+    }
+  };
 
-  private async offer(peerId: string): Promise<void> {
-    this.hello(peerId); // the answerer may have joined after our broadcast hello: introduce ourselves
-    const link = this.createLink(peerId);
+  private async offer(peerId: string, m: MemberState): Promise<void> {
+    const link = this.createLink(peerId, m, Math.floor(Math.random() * 2 ** 31), true);
     const channel = link.pc.createDataChannel('tutti-audio', AUDIO_CHANNEL_INIT);
     this.net.addPeer(peerId, channel); // transferred before it opens: the page never sees a frame
     await link.pc.setLocalDescription(await link.pc.createOffer());
-    this.sendDescription(peerId, link.pc);
+    await gathered(link.pc);
+    if (this.links.get(peerId) !== link) return;
+    this.outbox[peerId] = { gen: link.gen, type: 'offer', sdp: link.pc.localDescription!.sdp };
+    this.publish();
   }
 
-  private createLink(peerId: string): Link {
+  private async answer(peerId: string, m: MemberState, offer: AudioSdp): Promise<void> {
+    this.answeredGen.set(peerId, offer.gen);
+    const link = this.createLink(peerId, m, offer.gen, false);
+    link.answered = true;
+    await link.pc.setRemoteDescription({ type: 'offer', sdp: offer.sdp });
+    await link.pc.setLocalDescription(await link.pc.createAnswer());
+    await gathered(link.pc);
+    if (this.links.get(peerId) !== link) return;
+    this.outbox[peerId] = { gen: link.gen, type: 'answer', sdp: link.pc.localDescription!.sdp };
+    this.publish();
+  }
+
+  private createLink(peerId: string, m: MemberState, gen: number, offerer: boolean): Link {
     const pc = new RTCPeerConnection({ iceServers: this.iceServers });
-    const link: Link = { pc, pendingCandidates: [], member: { id: peerId, name: this.names.get(peerId) ?? 'Guest', connection: pc.connectionState, audio: false } };
+    const link: Link = { pc, gen, offerer, answered: false, member: { id: peerId, name: '', role: m.role, instrument: '', selfMuted: false, format: m.format, connection: pc.connectionState, audio: false } };
+    this.refresh(link, m);
     this.links.set(peerId, link);
-    pc.onicecandidate = (ev) => {
-      this.publish({ type: 'tutti-signal', from: this.selfId, to: peerId, candidate: ev.candidate ? ev.candidate.toJSON() : null });
-    };
     pc.ondatachannel = (ev) => {
       if (ev.channel.label === 'tutti-audio') this.net.addPeer(peerId, ev.channel); // answering side: transfer at once
     };
     pc.onconnectionstatechange = () => {
       link.member.connection = pc.connectionState;
-      if (pc.connectionState === 'failed' || pc.connectionState === 'closed') this.drop(peerId);
+      if (pc.connectionState === 'failed' || pc.connectionState === 'closed') this.drop(peerId, true);
       else this.onchange();
     };
+    // A link that never connects (the other side vanished mid-negotiation) is dropped; the
+    // offerer then starts over with a new generation.
+    setTimeout(() => {
+      if (this.links.get(peerId) === link && pc.connectionState !== 'connected') this.drop(peerId, true);
+    }, CONNECT_TIMEOUT_MS);
     this.onchange();
     return link;
   }
 
-  private sendDescription(peerId: string, pc: RTCPeerConnection): void {
-    const d = pc.localDescription;
-    if (d) this.publish({ type: 'tutti-signal', from: this.selfId, to: peerId, description: { type: d.type, sdp: d.sdp } });
+  private refresh(link: Link, m: MemberState): void {
+    Object.assign(link.member, { name: m.name, role: m.role, instrument: m.instrument, selfMuted: m.muted, format: m.format });
+    this.onchange();
   }
 
-  private async flushCandidates(link: Link): Promise<void> {
-    for (const c of link.pendingCandidates.splice(0)) await link.pc.addIceCandidate(c).catch(() => {});
+  private publish(): void {
+    this.room.patchSelf({ audio: { ...this.outbox } });
   }
 
   private update(peerId: string, fn: (m: RemoteMember) => void): void {
@@ -157,13 +174,40 @@ export class AudioMesh {
     this.onchange();
   }
 
-  private drop(peerId: string): void {
+  /** Close a link. `retry`: the offerer tries again later if the peer is still in the room. */
+  private drop(peerId: string, retry: boolean): void {
     const link = this.links.get(peerId);
     if (!link) return;
     this.links.delete(peerId);
-    link.pc.onconnectionstatechange = link.pc.onicecandidate = link.pc.ondatachannel = null;
+    link.pc.onconnectionstatechange = link.pc.ondatachannel = null;
     link.pc.close();
     this.net.removePeer(peerId);
+    if (this.outbox[peerId]) {
+      delete this.outbox[peerId];
+      if (!this.closed) this.publish();
+    }
+    if (retry && link.offerer && !this.closed) {
+      this.retry.set(peerId, setTimeout(() => {
+        this.retry.delete(peerId);
+        this.sync();
+      }, RETRY_MS));
+    }
     this.onchange();
   }
+}
+
+function gathered(pc: RTCPeerConnection): Promise<void> {
+  if (pc.iceGatheringState === 'complete') return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(t);
+      pc.removeEventListener('icegatheringstatechange', check);
+      resolve();
+    };
+    const check = (): void => {
+      if (pc.iceGatheringState === 'complete') done();
+    };
+    const t = setTimeout(done, GATHER_TIMEOUT_MS);
+    pc.addEventListener('icegatheringstatechange', check);
+  });
 }

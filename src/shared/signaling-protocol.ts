@@ -1,6 +1,7 @@
-// y-webrtc's signaling protocol (WebSocket, JSON text frames), spoken by Tutti's server and by
-// unmodified y-webrtc clients, plus the payloads Tutti publishes in a room topic to set up the
-// audio mesh. Imported by the page (src/room) and the server (server/).
+// Messages of the room layer: y-webrtc's signaling protocol (WebSocket, JSON text frames) spoken
+// by Tutti's server and unmodified y-webrtc clients; and what Tutti puts in a room's Yjs awareness
+// (the roster entry, the audio SDP mailbox, a participant's mixer) and its control requests.
+// Imported by the page (src/room) and the server (server/); no DOM types here.
 
 /** Client → server. */
 export type SignalingClientMessage =
@@ -23,47 +24,106 @@ export const CloseCode = {
   PING_TIMEOUT: 4003,
 } as const;
 
-/** Topic under which a room's audio mesh is negotiated. */
-export function audioTopic(room: string): string {
-  return `tutti-audio:${room}`;
+// ── Room awareness ─────────────────────────────────────────────────────────────────────────────
+// Every client of a room publishes one MemberState as its y-webrtc awareness state. Awareness
+// travels only over the room's peer-to-peer y-webrtc connections, which exist only between peers
+// that share the room password (y-webrtc encrypts its signaling with it); so the roster and the
+// audio SDP below never pass through the server.
+
+export const ROLES = ['teacher', 'student', 'listener'] as const;
+export type Role = (typeof ROLES)[number];
+
+/** One side of an audio link's negotiation, addressed to one peer (non-trickle: candidates in the SDP). */
+export interface AudioSdp {
+  /** Negotiation generation chosen by the offerer; an answer echoes its offer's gen. */
+  gen: number;
+  type: 'offer' | 'answer';
+  sdp: string;
 }
 
-/** Audio-mesh payloads carried as `data` of a publish in the audio topic. */
-export type MeshMessage =
-  /** "I am here" (broadcast), or a reply to one peer's hello (`to` set). */
-  | { type: 'tutti-hello'; from: string; to?: string; name: string }
-  /** SDP or an ICE candidate for one peer. */
-  | { type: 'tutti-signal'; from: string; to: string; description?: RTCSessionDescriptionInitLike; candidate?: RTCIceCandidateInitLike | null }
-  /** Leaving the room. */
-  | { type: 'tutti-bye'; from: string };
-
-/** Structural copies of the DOM init dictionaries, so the server compiles without DOM types. */
-export interface RTCSessionDescriptionInitLike {
-  type: 'offer' | 'answer' | 'pranswer' | 'rollback';
-  sdp?: string;
-}
-export interface RTCIceCandidateInitLike {
-  candidate?: string;
-  sdpMid?: string | null;
-  sdpMLineIndex?: number | null;
-  usernameFragment?: string | null;
+/** A participant's own mixer, published so a paired remote can show it. Keys are peer ids. */
+export interface MixState {
+  master: number;
+  depth: number;
+  peers: Record<string, { gain: number; muted: boolean }>;
 }
 
-/** Narrow an untrusted payload to a MeshMessage, or null. */
-export function parseMeshMessage(data: unknown): MeshMessage | null {
+export interface MemberState {
+  v: 1;
+  name: string;
+  role: Role;
+  instrument: string;
+  /** Self-muted (sends silence). */
+  muted: boolean;
+  format: 'mono' | 'stereo';
+  /** 'participant' sends and receives audio; 'remote' is a phone controlling one participant. */
+  kind: 'participant' | 'remote';
+  /** For a remote: the client id it controls. */
+  controls?: number;
+  /** Audio SDP mailbox, keyed by the addressee's client id (a participant only). */
+  audio?: Record<string, AudioSdp>;
+  mix?: MixState;
+}
+
+/** A remote's wanted change to one participant's mixer (Y.Map `control`, key = target client id). */
+export interface ControlRequest {
+  /** Increases with each request from that remote; the target applies each seq once. */
+  seq: number;
+  from: number;
+  master?: number;
+  depth?: number;
+  peer?: { id: string; gain: number; muted: boolean };
+}
+
+const str = (v: unknown, max: number): v is string => typeof v === 'string' && v.length <= max;
+const num = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+
+/** Narrow an untrusted awareness state to a MemberState, or null (peers may run other versions). */
+export function parseMemberState(data: unknown): MemberState | null {
   if (typeof data !== 'object' || data === null) return null;
   const d = data as Record<string, unknown>;
-  if (typeof d['from'] !== 'string' || d['from'].length > 64) return null;
-  switch (d['type']) {
-    case 'tutti-hello':
-      if (typeof d['name'] !== 'string' || (d['to'] !== undefined && typeof d['to'] !== 'string')) return null;
-      return d as MeshMessage;
-    case 'tutti-signal':
-      if (typeof d['to'] !== 'string') return null;
-      return d as MeshMessage;
-    case 'tutti-bye':
-      return d as MeshMessage;
-    default:
-      return null;
+  if (d['v'] !== 1 || !str(d['name'], 40) || !ROLES.includes(d['role'] as Role) || !str(d['instrument'], 40)) return null;
+  if (typeof d['muted'] !== 'boolean' || (d['format'] !== 'mono' && d['format'] !== 'stereo')) return null;
+  if (d['kind'] !== 'participant' && d['kind'] !== 'remote') return null;
+  if (d['controls'] !== undefined && !num(d['controls'])) return null;
+  const audio: Record<string, AudioSdp> = {};
+  if (typeof d['audio'] === 'object' && d['audio'] !== null) {
+    for (const [k, v] of Object.entries(d['audio'] as Record<string, unknown>)) {
+      const s = parseAudioSdp(v);
+      if (s) audio[k] = s;
+    }
   }
+  const m = d as unknown as MemberState;
+  return { ...m, audio, ...(parseMix(d['mix']) ? { mix: parseMix(d['mix'])! } : {}) };
+}
+
+function parseAudioSdp(v: unknown): AudioSdp | null {
+  if (typeof v !== 'object' || v === null) return null;
+  const s = v as Record<string, unknown>;
+  if (!num(s['gen']) || (s['type'] !== 'offer' && s['type'] !== 'answer') || !str(s['sdp'], 64 * 1024)) return null;
+  return { gen: s['gen'], type: s['type'], sdp: s['sdp'] };
+}
+
+function parseMix(v: unknown): MixState | null {
+  if (typeof v !== 'object' || v === null) return null;
+  const m = v as Record<string, unknown>;
+  if (!num(m['master']) || !num(m['depth']) || typeof m['peers'] !== 'object' || m['peers'] === null) return null;
+  const peers: MixState['peers'] = {};
+  for (const [k, p] of Object.entries(m['peers'] as Record<string, unknown>)) {
+    const q = p as Record<string, unknown> | null;
+    if (q && num(q['gain']) && typeof q['muted'] === 'boolean') peers[k] = { gain: q['gain'], muted: q['muted'] };
+  }
+  return { master: m['master'], depth: m['depth'], peers };
+}
+
+/** Narrow an untrusted control request, or null. */
+export function parseControlRequest(data: unknown): ControlRequest | null {
+  if (typeof data !== 'object' || data === null) return null;
+  const d = data as Record<string, unknown>;
+  if (!num(d['seq']) || !num(d['from'])) return null;
+  if (d['master'] !== undefined && !num(d['master'])) return null;
+  if (d['depth'] !== undefined && !num(d['depth'])) return null;
+  const p = d['peer'] as Record<string, unknown> | undefined;
+  if (p !== undefined && (typeof p !== 'object' || p === null || !str(p['id'], 64) || !num(p['gain']) || typeof p['muted'] !== 'boolean')) return null;
+  return d as unknown as ControlRequest;
 }

@@ -1,30 +1,39 @@
-// <tutti-app>: joins a room and shows the mixer. Owns the audio engine, the signaling client and
-// the audio mesh for the session; everything it shows comes from control messages and meters.
+// <tutti-app>: creates or joins a lesson room and shows it: roster, audio mixer, notes, setlist,
+// sharing and room settings. Owns the session: the Room (Yjs doc + y-webrtc), and for a
+// participant the audio engine and the audio mesh; for a paired phone, the remote view only.
 
 import { LitElement, html, nothing } from 'lit';
 import { customElement, state } from 'lit/decorators.js';
 import { DEFAULT_DEPTH, DEFAULT_REDUNDANCY, MAX_DEPTH, MIN_DEPTH, QUANTUM_MS } from '../shared/constants.ts';
 import { payloadKbps as sendKbps } from '../shared/wire.ts';
 import type { PeerStats, StatsMessage } from '../shared/worker-protocol.ts';
+import { ROLES, parseControlRequest, type MemberState, type MixState, type Role } from '../shared/signaling-protocol.ts';
 import { AudioEngine } from '../engine/audio-engine.ts';
 import { TuttiError } from '../engine/errors.ts';
 import { testOptionsFromUrl } from '../engine/test-options.ts';
 import { AudioMesh, type RemoteMember } from '../room/audio-mesh.ts';
-import { SignalingClient, type ConnectionState } from '../room/signaling-client.ts';
 import { effectiveIceServers } from '../room/ice-servers.ts';
+import { Room, type Access } from '../room/room.ts';
+import { forgetRoom, newRoomName, parseRoomLink, recentRooms, rememberRoom, type RecentRoom } from '../room/directory.ts';
 import { appStyles } from './tutti-app-styles.ts';
 import type { PeerMixDetail } from './tutti-peer-strip.ts';
 import './tutti-meter.ts';
 import './tutti-peer-strip.ts';
 import './tutti-settings.ts';
+import './tutti-notes.ts';
+import './tutti-setlist.ts';
+import './tutti-share.ts';
+import './tutti-remote.ts';
 
 interface Session {
-  engine: AudioEngine;
-  signaling: SignalingClient;
-  mesh: AudioMesh;
+  room: Room;
+  /** Absent in remote mode: a paired phone sends no audio and opens no microphone. */
+  engine?: AudioEngine;
+  mesh?: AudioMesh;
 }
 
 const params = new URLSearchParams(location.search);
+const link = parseRoomLink(location.hash);
 
 @customElement('tutti-app')
 export class TuttiApp extends LitElement {
@@ -32,73 +41,137 @@ export class TuttiApp extends LitElement {
 
   @state() private phase: 'join' | 'joining' | 'room' = 'join';
   @state() private error = '';
-  @state() private room = params.get('room') ?? '';
+  @state() private room = link?.room ?? '';
+  @state() private password = link?.password ?? '';
   @state() private name = localStorage.getItem('tutti.name') ?? '';
+  @state() private myRole: Role = (localStorage.getItem('tutti.role') as Role | null) ?? 'student';
+  @state() private instrument = localStorage.getItem('tutti.instrument') ?? '';
+  /** Remote mode: the client id of the participant this device controls (from a pairing link). */
+  @state() private remoteOf: number | undefined = link?.remote;
   @state() private channels: 1 | 2 = 2;
   @state() private depth = DEFAULT_DEPTH;
   @state() private adaptive = true;
   @state() private redundancy = DEFAULT_REDUNDANCY;
   @state() private selfMuted = false;
   @state() private masterGain = 1;
+  @state() private inputGain = 1;
   @state() private members: RemoteMember[] = [];
-  @state() private signalingState: ConnectionState = 'connecting';
+  @state() private roster = new Map<number, MemberState>();
+  @state() private access: Access = 'connecting';
+  @state() private roomDepth: number | undefined;
+  @state() private recent: RecentRoom[] = recentRooms();
+  @state() private pairing = false;
   /** Latest stats from the network worker (2 Hz); exposed for tests and the UI. */
   @state() stats: StatsMessage | null = null;
   private readonly mix = new Map<string, { gain: number; muted: boolean }>();
-  private session: Session | null = null;
+  /** The current session; exposed read-only for tests (e.g. to take the room offline). */
+  session: Session | null = null;
 
   override connectedCallback(): void {
     super.connectedCallback();
     addEventListener('keydown', this.onKey);
     addEventListener('pagehide', this.onPageHide);
+    addEventListener('hashchange', this.onHash);
   }
   override disconnectedCallback(): void {
     super.disconnectedCallback();
     removeEventListener('keydown', this.onKey);
     removeEventListener('pagehide', this.onPageHide);
+    removeEventListener('hashchange', this.onHash);
   }
+
+  /** A room link opened while the app is already loaded (only the fragment changed). */
+  private readonly onHash = (): void => {
+    const l = parseRoomLink(location.hash);
+    if (!l || this.phase !== 'join') return;
+    this.room = l.room;
+    this.password = l.password ?? '';
+    this.remoteOf = l.remote;
+  };
 
   private readonly onKey = (e: KeyboardEvent): void => {
     // Space toggles mute in the room, unless the user is typing or operating a control.
     const t = e.composedPath()[0] as HTMLElement | undefined;
-    if (e.code !== 'Space' || this.phase !== 'room' || (t && /^(INPUT|BUTTON|SELECT|TEXTAREA)$/.test(t.tagName))) return;
+    if (e.code !== 'Space' || this.phase !== 'room' || !this.session?.engine || (t && /^(INPUT|BUTTON|SELECT|TEXTAREA)$/.test(t.tagName))) return;
     e.preventDefault();
     this.toggleMute();
   };
 
-  private readonly onPageHide = (): void => this.session?.mesh.leave();
+  private readonly onPageHide = (): void => {
+    this.session?.mesh?.leave();
+    this.session?.room.destroy();
+  };
 
-  private async join(e: Event): Promise<void> {
-    e.preventDefault();
-    const room = this.room.trim();
+  private createRoom(): void {
+    this.room = newRoomName();
+    this.myRole = 'teacher';
+    this.remoteOf = undefined;
+    void this.join();
+  }
+
+  private async join(e?: Event): Promise<void> {
+    e?.preventDefault();
+    const roomName = this.room.trim();
     const name = this.name.trim();
-    if (!room || !name) {
+    if (!roomName || !name) {
       this.error = 'Enter your name and a room name.';
       return;
     }
     this.error = '';
     this.phase = 'joining';
     localStorage.setItem('tutti.name', name);
+    localStorage.setItem('tutti.role', this.myRole);
+    localStorage.setItem('tutti.instrument', this.instrument);
+    const remote = this.remoteOf !== undefined;
+    let engine: AudioEngine | undefined;
     try {
       const test = testOptionsFromUrl(params);
-      const engine = await AudioEngine.start({
-        channels: this.channels,
-        depth: this.depth,
-        adaptive: this.adaptive,
-        redundancy: this.redundancy,
-        ...(test ? { test } : {}),
-      });
-      const signaling = new SignalingClient(params.get('signal') ?? SignalingClient.defaultUrl());
-      signaling.onstatechange = (s) => (this.signalingState = s);
-      const mesh = new AudioMesh(signaling, engine.net, room, name, await effectiveIceServers());
-      mesh.onchange = () => (this.members = mesh.members());
-      engine.net.on('stats', (s) => (this.stats = s));
-      engine.net.on('error', (m) => (this.error = m));
-      this.session = { engine, signaling, mesh };
-      const keep = new URLSearchParams([...params].filter(([k]) => k !== 'room'));
-      history.replaceState(null, '', `?room=${encodeURIComponent(room)}${keep.size ? `&${keep}` : ''}`);
+      if (!remote) {
+        engine = await AudioEngine.start({
+          channels: this.channels,
+          depth: this.depth,
+          adaptive: this.adaptive,
+          redundancy: this.redundancy,
+          ...(test ? { test } : {}),
+        });
+      }
+      const iceServers = await effectiveIceServers();
+      const room = new Room({ name: roomName, password: this.password, signalingUrl: signalingUrl(), iceServers });
+      const self: MemberState = {
+        v: 1, name: name.slice(0, 40), role: this.myRole, instrument: this.instrument.trim().slice(0, 40), muted: this.selfMuted,
+        format: this.channels === 1 ? 'mono' : 'stereo', kind: remote ? 'remote' : 'participant',
+        ...(remote ? { controls: this.remoteOf! } : { audio: {}, mix: this.mixState() }),
+      };
+      room.setSelf(self);
+      room.onaccess = (a) => (this.access = a);
+      room.onroster = () => (this.roster = room.roster());
+      this.roster = room.roster();
+      this.access = room.access;
+      const applyRoomDepth = (): void => {
+        const d = room.settings.get('depth');
+        this.roomDepth = typeof d === 'number' ? d : undefined;
+        if (this.roomDepth !== undefined && engine) this.setDepth(this.roomDepth, false);
+      };
+      room.settings.observe(applyRoomDepth);
+      void room.loaded.then(applyRoomDepth);
+      const session: Session = { room };
+      if (engine) {
+        const mesh = new AudioMesh(room, engine.net, iceServers);
+        mesh.onchange = () => (this.members = mesh.members());
+        engine.net.on('stats', (s) => (this.stats = s));
+        engine.net.on('error', (m) => (this.error = m));
+        room.control.observe((ev) => {
+          for (const key of ev.keysChanged) if (key.startsWith(`${room.clientId}:`)) this.applyControl(room.control.get(key));
+        });
+        Object.assign(session, { engine, mesh });
+      }
+      this.session = session;
+      rememberRoom(roomName, !!this.password);
+      this.recent = recentRooms();
+      history.replaceState(null, '', `${location.pathname}${location.search}#room=${encodeURIComponent(roomName)}`);
       this.phase = 'room';
     } catch (err) {
+      await engine?.stop();
       this.error = err instanceof TuttiError ? err.message : `Could not start audio: ${err instanceof Error ? err.message : String(err)}`;
       this.phase = 'join';
     }
@@ -110,87 +183,209 @@ export class TuttiApp extends LitElement {
     this.phase = 'join';
     this.members = [];
     this.stats = null;
+    this.pairing = false;
+    this.remoteOf = undefined;
+    this.password = ''; // never carried over to the next room
+    this.roster = new Map();
     if (!s) return;
-    s.mesh.leave();
-    s.signaling.close();
-    await s.engine.stop();
+    s.mesh?.leave();
+    if (s.engine) {
+      // Forget control requests addressed to us: our client id is never reused.
+      for (const k of [...s.room.control.keys()]) if (k.startsWith(`${s.room.clientId}:`)) s.room.control.delete(k);
+    }
+    s.room.destroy();
+    await s.engine?.stop();
+  }
+
+  /** A paired remote asked to change our mixer (Y.Map `control`, key `<our id>:<what>`). */
+  private applyControl(raw: unknown): void {
+    const r = parseControlRequest(raw);
+    if (!r) return;
+    if (r.master !== undefined) this.setMaster(r.master);
+    if (r.depth !== undefined) this.setDepth(Math.round(r.depth), false);
+    if (r.peer) this.setPeerMix(r.peer.id, r.peer.gain, r.peer.muted);
+  }
+
+  private mixState(): MixState {
+    return { master: this.masterGain, depth: this.depth, peers: Object.fromEntries(this.mix) };
+  }
+  private publishMix(): void {
+    if (this.session?.engine) this.session.room.patchSelf({ mix: this.mixState() });
   }
 
   private toggleMute(): void {
     this.selfMuted = !this.selfMuted;
-    this.session?.engine.net.setSend(this.channels, this.selfMuted);
+    this.session?.engine?.net.setSend(this.channels, this.selfMuted);
+    this.session?.room.patchSelf({ muted: this.selfMuted });
   }
 
   private setChannels(channels: 1 | 2): void {
     this.channels = channels;
-    this.session?.engine.net.setSend(channels, this.selfMuted);
+    this.session?.engine?.net.setSend(channels, this.selfMuted);
+    this.session?.room.patchSelf({ format: channels === 1 ? 'mono' : 'stereo' });
   }
 
+  /** A manual depth (quanta), or adaptive (the depth is then only the fallback for manual). */
   private setDepth(depth: number, adaptive: boolean): void {
-    this.depth = depth;
+    this.depth = Math.min(MAX_DEPTH, Math.max(MIN_DEPTH, depth));
     this.adaptive = adaptive;
-    this.session?.engine.net.setDepth(depth, adaptive);
+    this.session?.engine?.net.setDepth(this.depth, adaptive);
+    this.publishMix();
   }
 
   private setRedundancy(frames: number): void {
     this.redundancy = frames;
-    this.session?.engine.net.setRedundancy(frames);
+    this.session?.engine?.net.setRedundancy(frames);
+  }
+
+  private setMaster(gain: number): void {
+    this.masterGain = Math.min(2, Math.max(0, gain));
+    this.session?.engine?.net.setMasterGain(this.masterGain);
+    this.publishMix();
+  }
+
+  private setPeerMix(peerId: string, gain: number, muted: boolean): void {
+    this.mix.set(peerId, { gain, muted });
+    this.session?.engine?.net.setPeerMix(peerId, gain, muted);
+    this.publishMix();
+    this.requestUpdate();
   }
 
   private onPeerMix(e: CustomEvent<PeerMixDetail>): void {
     const { peerId, gain, muted } = e.detail;
-    this.mix.set(peerId, { gain, muted });
-    this.session?.engine.net.setPeerMix(peerId, gain, muted);
+    this.setPeerMix(peerId, gain, muted);
   }
 
   override render() {
     return html`
       <h1>Tutti</h1>
       ${this.error ? html`<p class="error" role="alert" data-testid="error">${this.error}</p>` : nothing}
-      ${this.phase === 'room' ? this.renderRoom() : this.renderJoin()}
+      ${this.phase === 'room' ? (this.session?.engine ? this.renderRoom() : this.renderRemote()) : this.renderJoin()}
     `;
   }
 
   private renderJoin() {
+    const remote = this.remoteOf !== undefined;
     return html`
-      <form @submit=${this.join} aria-label="Join a room">
+      <form @submit=${this.join} aria-label=${remote ? 'Pair this device as a remote' : 'Join a room'}>
+        ${remote ? html`<p class="muted-note">This device will be a remote control for one participant of room <strong>${this.room}</strong>: no microphone, no audio.</p>` : nothing}
         <label>Your name
           <input type="text" name="name" autocomplete="nickname" maxlength="40" required .value=${this.name}
             @input=${(e: Event) => (this.name = (e.target as HTMLInputElement).value)} />
         </label>
         <label>Room
-          <input type="text" name="room" maxlength="80" required .value=${this.room}
+          <input type="text" name="room" maxlength="80" required autocomplete="off" .value=${this.room}
             @input=${(e: Event) => (this.room = (e.target as HTMLInputElement).value)} />
         </label>
-        <fieldset>
-          <legend>Send</legend>
-          <label><input type="radio" name="channels" value="1" .checked=${this.channels === 1} @change=${() => (this.channels = 1)} /> Mono</label>
-          <label><input type="radio" name="channels" value="2" .checked=${this.channels === 2} @change=${() => (this.channels = 2)} /> Stereo</label>
-        </fieldset>
-        <button class="primary" type="submit" ?disabled=${this.phase === 'joining'}>${this.phase === 'joining' ? 'Joining…' : 'Join'}</button>
+        <label>Password (optional)
+          <input type="password" name="password" autocomplete="off" maxlength="200" .value=${this.password}
+            @input=${(e: Event) => (this.password = (e.target as HTMLInputElement).value)} />
+        </label>
+        ${remote
+          ? nothing
+          : html`<div class="controls">
+              <label>Role
+                <select name="role" @change=${(e: Event) => (this.myRole = (e.target as HTMLSelectElement).value as Role)}>
+                  ${ROLES.map((r) => html`<option value=${r} ?selected=${this.myRole === r}>${r[0]!.toUpperCase() + r.slice(1)}</option>`)}
+                </select>
+              </label>
+              <label>Instrument
+                <input type="text" name="instrument" maxlength="40" .value=${this.instrument}
+                  @input=${(e: Event) => (this.instrument = (e.target as HTMLInputElement).value)} />
+              </label>
+            </div>
+            <fieldset>
+              <legend>Send</legend>
+              <label><input type="radio" name="channels" value="1" .checked=${this.channels === 1} @change=${() => (this.channels = 1)} /> Mono</label>
+              <label><input type="radio" name="channels" value="2" .checked=${this.channels === 2} @change=${() => (this.channels = 2)} /> Stereo</label>
+            </fieldset>`}
+        <div class="bar">
+          <button class="primary" type="submit" ?disabled=${this.phase === 'joining'}>${this.phase === 'joining' ? 'Joining…' : remote ? 'Connect remote' : 'Join'}</button>
+          ${remote
+            ? html`<button type="button" @click=${() => (this.remoteOf = undefined)}>Use this device normally</button>`
+            : html`<button type="button" ?disabled=${this.phase === 'joining'} @click=${this.createRoom}
+                title="A new room with an unguessable name; add a password above first if you want one">Create lesson room</button>`}
+        </div>
       </form>
       <tutti-settings></tutti-settings>
+      ${this.recent.length && !remote
+        ? html`<section aria-labelledby="recent-h" class="recent">
+            <h2 id="recent-h">Recent rooms on this device</h2>
+            <ul data-testid="recent-rooms">
+              ${this.recent.map((r) => html`<li>
+                <button class="link" @click=${() => { this.room = r.room; this.password = ''; this.renderRoot.querySelector<HTMLInputElement>(r.locked ? 'input[name=password]' : 'input[name=name]')?.focus(); }}
+                  aria-label=${`Use room ${r.room}`}>${r.room}${r.locked ? ' 🔒' : ''}</button>
+                <span class="muted-note">${new Date(r.lastJoined).toLocaleString()}</span>
+                <button aria-label=${`Forget room ${r.room}`} @click=${() => { forgetRoom(r.room); this.recent = recentRooms(); }}>✕</button>
+              </li>`)}
+            </ul>
+          </section>`
+        : nothing}
     `;
+  }
+
+  private renderAccess() {
+    const others = [...this.roster.keys()].filter((id) => id !== this.session?.room.clientId).length;
+    switch (this.access) {
+      case 'wrong-password': {
+        const n = Math.max(1, (this.session?.room.topicClients ?? 2) - 1);
+        return html`<div class="error" role="alert" data-testid="access">
+          <strong>Wrong password.</strong> ${n} ${n === 1 ? 'other is' : 'others are'} in this room, but nothing they send can be
+          read with your password, nor what you send with theirs. You see no notes, no roster and hear no audio.
+          <button @click=${async () => { const r = this.room; await this.leave(); this.room = r; this.password = ''; }}>Enter the password again</button>
+        </div>`;
+      }
+      case 'intruder':
+        return html`<p class="muted-note" role="status" data-testid="access">Someone tried to join this room with a different password; they can read nothing.</p>`;
+      case 'connected':
+        return html`<p class="muted-note" role="status" data-testid="access">Connected · ${others + 1} in the room</p>`;
+      case 'alone':
+        return html`<p class="muted-note" role="status" data-testid="access">You are the first here. Share the link below.</p>`;
+      case 'connecting':
+        return html`<p class="muted-note" role="status" data-testid="access">Looking for the room…</p>`;
+      default:
+        this.access satisfies never;
+        return nothing;
+    }
+  }
+
+  private renderRoster() {
+    const selfId = this.session?.room.clientId;
+    return html`<section aria-labelledby="roster-h" class="card">
+      <h2 id="roster-h">In the room</h2>
+      <ul class="roster" data-testid="roster">
+        ${[...this.roster].map(([id, m]) => html`<li>
+          <strong>${m.name}</strong>${id === selfId ? ' (you)' : ''} · ${m.kind === 'remote' ? 'remote control' : m.role}${m.instrument ? ` · ${m.instrument}` : ''}
+          ${m.kind === 'participant' ? html` · ${m.format}${m.muted ? ' · muted' : ''}` : nothing}
+        </li>`)}
+      </ul>
+    </section>`;
   }
 
   private renderRoom() {
     const s = this.session!;
-    const levels = () => s.engine.levels();
+    const engine = s.engine!;
+    const levels = () => engine.levels();
     const byId = new Map<string, PeerStats>((this.stats?.peers ?? []).map((p) => [p.peerId, p]));
+    const locked = this.access === 'wrong-password';
     return html`
       <section aria-label="Room ${this.room}">
         <div class="bar">
-          <strong class="grow">Room: ${this.room}</strong>
-          <span data-testid="signaling">${this.signalingState === 'open' ? 'online' : this.signalingState}</span>
+          <strong class="grow room-name">Room: ${this.room}${this.password ? ' 🔒' : ''}</strong>
           <button @click=${this.leave}>Leave</button>
         </div>
+        ${this.renderAccess()}
         <div class="self">
           <div class="bar">
             <strong class="grow">You (${this.name})</strong>
-            <button aria-pressed=${String(this.selfMuted)} @click=${this.toggleMute} title="Space toggles mute">${this.selfMuted ? 'Unmute' : 'Mute'}</button>
+            <button class="mute" aria-pressed=${String(this.selfMuted)} @click=${this.toggleMute} title="Space toggles mute">${this.selfMuted ? 'Unmute' : 'Mute'}</button>
           </div>
           <tutti-meter .read=${() => levels().self} label="Your input level"></tutti-meter>
           <div class="controls">
+            <label>Input gain: ${Math.round(this.inputGain * 100)} %
+              <input type="range" name="input-gain" min="0" max="2" step="0.01" .value=${String(this.inputGain)}
+                @input=${(e: Event) => { this.inputGain = Number((e.target as HTMLInputElement).value); engine.setInputGain(this.inputGain); }} />
+            </label>
             <label><input type="checkbox" name="adaptive" .checked=${this.adaptive}
                 @change=${(e: Event) => this.setDepth(this.depth, (e.target as HTMLInputElement).checked)} /> Automatic jitter buffer</label>
             <label>Jitter buffer${this.adaptive ? ' (manual when automatic is off)' : ''}: ${this.depth} × ${QUANTUM_MS.toFixed(2)} ms = ${(this.depth * QUANTUM_MS).toFixed(1)} ms
@@ -204,7 +399,7 @@ export class TuttiApp extends LitElement {
             </label>
             <label>Output volume
               <input type="range" name="master" min="0" max="2" step="0.01" .value=${String(this.masterGain)}
-                @input=${(e: Event) => { this.masterGain = Number((e.target as HTMLInputElement).value); s.engine.net.setMasterGain(this.masterGain); }} />
+                @input=${(e: Event) => this.setMaster(Number((e.target as HTMLInputElement).value))} />
             </label>
             <label>Send
               <select name="send-channels" @change=${(e: Event) => this.setChannels((e.target as HTMLSelectElement).value === '1' ? 1 : 2)}>
@@ -217,20 +412,55 @@ export class TuttiApp extends LitElement {
             ${levels().clipped > 0 ? html`<span class="clip" title="The mix exceeded full scale and was clipped; turn the output or a peer down.">CLIP (${levels().clipped} samples)</span>` : nothing}
             <tutti-meter .read=${() => levels().master} label="Mix output level"></tutti-meter></label>
           ${this.stats
-            ? html`<span class="muted-note" data-testid="send-stats">Sending ${this.stats.sendFramesPerSecond} frames/s · worker ${this.stats.workerCpuMsPerSecond} ms/s</span>`
+            ? html`<span class="muted-note wide-only" data-testid="send-stats">Sending ${this.stats.sendFramesPerSecond} frames/s · worker ${this.stats.workerCpuMsPerSecond} ms/s</span>`
             : nothing}
         </div>
         <div class="peers" @peer-mix=${this.onPeerMix}>
-          ${this.members.length === 0 ? html`<p class="muted-note">Nobody else is here yet. Share the room name: <strong>${this.room}</strong></p>` : nothing}
           ${this.members.map((m) => {
             const mix = this.mix.get(m.id);
             return html`<tutti-peer-strip data-peer=${m.id} .member=${m} .stats=${byId.get(m.id)} .level=${(slot: number) => levels().peer(slot)}
               .gain=${mix?.gain ?? 1} .muted=${mix?.muted ?? false}></tutti-peer-strip>`;
           })}
         </div>
+        ${locked
+          ? nothing
+          : html`
+            ${this.renderRoster()}
+            <div class="card"><tutti-notes .text=${s.room.notes}></tutti-notes></div>
+            <div class="card"><tutti-setlist .room=${s.room}></tutti-setlist></div>
+            <details class="card">
+              <summary>Share and settings</summary>
+              <tutti-share .room=${this.room} .password=${this.password}></tutti-share>
+              <label>Room default jitter depth (applies to everyone)
+                <input type="number" name="room-depth" min=${MIN_DEPTH} max=${MAX_DEPTH} .value=${String(this.roomDepth ?? this.depth)}
+                  @change=${(e: Event) => s.room.settings.set('depth', Math.min(MAX_DEPTH, Math.max(MIN_DEPTH, Math.round(Number((e.target as HTMLInputElement).value)) || DEFAULT_DEPTH)))} />
+              </label>
+              <button aria-expanded=${String(this.pairing)} @click=${() => (this.pairing = !this.pairing)}>Pair a phone as remote control</button>
+              ${this.pairing
+                ? html`<p class="muted-note">Scan with the phone: it joins this room as a remote for you (no audio). The code holds the room password after #.</p>
+                    <tutti-share .room=${this.room} .password=${this.password} .remote=${s.room.clientId} label="Remote pairing link"></tutti-share>`
+                : nothing}
+            </details>`}
       </section>
     `;
   }
+
+  private renderRemote() {
+    const s = this.session!;
+    return html`<section aria-label="Remote control, room ${this.room}">
+      <div class="bar">
+        <strong class="grow room-name">Remote · ${this.room}</strong>
+        <button @click=${this.leave}>Leave</button>
+      </div>
+      ${this.renderAccess()}
+      <tutti-remote .room=${s.room} .target=${this.remoteOf!} .roster=${this.roster}></tutti-remote>
+    </section>`;
+  }
+}
+
+/** Our own signaling server on the page's host: the only one y-webrtc may use. */
+function signalingUrl(): string {
+  return `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/signal`;
 }
 
 declare global {

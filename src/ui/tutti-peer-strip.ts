@@ -24,8 +24,12 @@ export class TuttiPeerStrip extends LitElement {
     .name { font-weight: 600; flex: 1; min-width: 8em; }
     .state { font-size: 12px; color: #9fb0c0; }
     .stats { font: 12px ui-monospace, monospace; color: #9fb0c0; }
-    input[type='range'] { flex: 1; min-width: 120px; }
-    button { min-height: 36px; min-width: 64px; border-radius: 6px; border: 1px solid #3a4857; background: #222d39; color: inherit; font: inherit; }
+    input[type='range'] { flex: 1; min-width: 100px; min-height: 44px; margin: 0; }
+    .quality { font-size: 12px; padding: 2px 8px; border-radius: 10px; background: #2a3642; }
+    .quality.good { background: #1f4d3b; } .quality.fair { background: #5a4a1a; } .quality.poor { background: #5a2226; }
+    :focus-visible { outline: 2px solid #6cb6ff; outline-offset: 2px; }
+    @media (max-width: 600px) { .stats { display: none; } :host { padding: 8px; } }
+    button { min-height: 44px; min-width: 64px; border-radius: 6px; border: 1px solid #3a4857; background: #222d39; color: inherit; font: inherit; }
     button[aria-pressed='true'] { background: #7a2e2e; border-color: #a33; }
   `;
   @property({ attribute: false }) member!: RemoteMember;
@@ -41,10 +45,13 @@ export class TuttiPeerStrip extends LitElement {
   override render() {
     const s = this.stats;
     const name = this.member.name;
+    const q = quality(s);
     return html`
       <div class="row">
         <span class="name">${name}</span>
+        <span class="state">${this.member.role}${this.member.instrument ? ` · ${this.member.instrument}` : ''}${this.member.selfMuted ? ' · muted' : ''}</span>
         <span class="state" data-testid="peer-state">${this.member.audio ? 'audio connected' : this.member.connection}</span>
+        ${q ? html`<span class=${`quality ${q}`} role="img" aria-label=${`Connection ${q}`} title="Share of frames arriving in time">${q}</span>` : nothing}
       </div>
       <tutti-meter .read=${() => (s ? this.level(s.slot) : 0)} label=${`${name} level`}></tutti-meter>
       <div class="row">
@@ -62,6 +69,14 @@ export class TuttiPeerStrip extends LitElement {
         : nothing}
     `;
   }
+}
+
+/** Connection quality at a glance, from the receive rate and the playout misses of the last tick. */
+function quality(s: PeerStats | undefined): 'good' | 'fair' | 'poor' | null {
+  if (!s) return null;
+  if (s.channelState !== 'open') return 'poor';
+  const ratio = s.framesPerSecond / 375;
+  return ratio >= 0.95 ? 'good' : ratio >= 0.7 ? 'fair' : 'poor';
 }
 
 declare global {

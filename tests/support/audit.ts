@@ -1,6 +1,7 @@
 // Main-thread audit, installed before any page script runs: every MessageEvent whose `data` the
 // page reads passes through this getter, so it sees each message the main thread handles — from
-// workers, worklet ports, WebSockets and DataChannels alike — and records what it carried.
+// workers, worklet ports, WebSockets and DataChannels alike — and records what it carried. The
+// room's Yjs channels (label 'tutti-room') are tallied separately: they carry the document.
 
 import type { Page } from '@playwright/test';
 
@@ -9,6 +10,8 @@ export interface MainThreadAudit {
   events: number;
   /** Of those, events from an RTCDataChannel (must be 0: the worker owns every audio channel). */
   dataChannelEvents: number;
+  /** Events from y-webrtc's room channels (label 'tutti-room': Yjs sync and awareness, never audio). Not counted above. */
+  roomChannelEvents: number;
   /** Events whose payload held binary data (ArrayBuffer, typed array, Blob) at any depth ≤ 3. */
   binaryEvents: number;
   binaryBytes: number;
@@ -21,7 +24,7 @@ export interface MainThreadAudit {
  * helper (e.g. tsx's __name) leaks into the page.
  */
 const AUDIT_SCRIPT = `(() => {
-  const audit = { events: 0, dataChannelEvents: 0, binaryEvents: 0, binaryBytes: 0, byType: {} };
+  const audit = { events: 0, roomChannelEvents: 0, dataChannelEvents: 0, binaryEvents: 0, binaryBytes: 0, byType: {} };
   globalThis.__mainThreadAudit = audit;
   const desc = Object.getOwnPropertyDescriptor(MessageEvent.prototype, 'data');
   const seen = new WeakSet();
@@ -40,6 +43,12 @@ const AUDIT_SCRIPT = `(() => {
       const data = desc.get.call(this);
       if (!seen.has(this)) {
         seen.add(this);
+        // The room's own Yjs channels carry the shared document, not audio: counted apart. Every
+        // other channel (the audio one, 'tutti-audio', lives in the worker) still counts below.
+        if (typeof RTCDataChannel !== 'undefined' && this.target instanceof RTCDataChannel && this.target.label === 'tutti-room') {
+          audit.roomChannelEvents++;
+          return data;
+        }
         audit.events++;
         if (typeof RTCDataChannel !== 'undefined' && this.target instanceof RTCDataChannel) audit.dataChannelEvents++;
         // Any binary payload is a finding: the page is never sent audio, nor shared memory.

@@ -29,10 +29,14 @@ export interface PeerBrowser {
   close(): Promise<void>;
 }
 
-export async function launchPeer(opts: { wav?: string; extraArgs?: string[]; omitArgs?: string[]; context?: BrowserContextOptions } = {}): Promise<PeerBrowser> {
+export async function launchPeer(opts: { wav?: string; extraArgs?: string[]; omitArgs?: string[]; context?: BrowserContextOptions; viewport?: { width: number; height: number }; mobile?: boolean } = {}): Promise<PeerBrowser> {
   const args = [...BASE_ARGS.filter((a) => !opts.omitArgs?.includes(a)), ...(opts.wav ? [`--use-file-for-fake-audio-capture=${opts.wav}`] : []), ...(opts.extraArgs ?? [])];
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args });
-  const context = await browser.newContext(opts.context);
+  const context = await browser.newContext({
+    ...opts.context,
+    ...(opts.viewport ? { viewport: opts.viewport } : {}),
+    ...(opts.mobile ? { isMobile: true, hasTouch: true, deviceScaleFactor: 2 } : {}),
+  });
   const page = await context.newPage();
   page.on('pageerror', (e) => console.error(`[page error] ${e.message}`));
   return { browser, context, page, close: () => browser.close() };
@@ -50,11 +54,14 @@ export async function launchPersistentPeer(dir: string, opts: { context?: Browse
   return { context, page, close: () => context.close() };
 }
 
-/** Join a room through the UI as a person would. */
-export async function joinRoom(page: Page, baseUrl: string, room: string, name: string, opts: { channels?: 1 | 2; query?: string } = {}): Promise<void> {
+/** Join a room through the UI as a person would (the room name typed in, or already in the link). */
+export async function joinRoom(page: Page, baseUrl: string, room: string, name: string, opts: { channels?: 1 | 2; query?: string; password?: string; role?: 'Teacher' | 'Student' | 'Listener'; instrument?: string } = {}): Promise<void> {
   await page.goto(`${baseUrl}/?${opts.query ?? 'test=tap'}`);
   await page.getByRole('textbox', { name: 'Your name' }).fill(name);
   await page.getByRole('textbox', { name: 'Room' }).fill(room);
+  if (opts.password !== undefined) await page.getByLabel('Password (optional)').fill(opts.password);
+  if (opts.role) await page.getByRole('combobox', { name: 'Role' }).selectOption({ label: opts.role });
+  if (opts.instrument) await page.getByRole('textbox', { name: 'Instrument' }).fill(opts.instrument);
   if (opts.channels === 1) await page.getByLabel('Mono').check();
   await page.getByRole('button', { name: 'Join' }).click();
   await page.getByRole('button', { name: 'Leave' }).waitFor({ timeout: 20_000 });

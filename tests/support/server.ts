@@ -2,6 +2,7 @@
 
 import { fileURLToPath } from 'node:url';
 import { createAppServer, type AppServer } from '../../server/http.ts';
+import type { SignalingOptions } from '../../server/signaling.ts';
 
 export interface RunningServer {
   url: string;
@@ -9,8 +10,8 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export async function startServer(): Promise<RunningServer> {
-  const app = createAppServer({ root: fileURLToPath(new URL('../../dist', import.meta.url)) });
+export async function startServer(opts: { signaling?: Partial<SignalingOptions>; root?: string } = {}): Promise<RunningServer> {
+  const app = createAppServer({ root: opts.root ?? fileURLToPath(new URL('../../dist', import.meta.url)), ...(opts.signaling ? { signaling: opts.signaling } : {}) });
   await new Promise<void>((resolve) => app.server.listen(0, '127.0.0.1', resolve));
   const addr = app.server.address();
   if (typeof addr !== 'object' || !addr) throw new Error('server has no address');

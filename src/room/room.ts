@@ -1,0 +1,219 @@
+// One lesson room on the page (main thread): its Y.Doc (notes, setlist, settings, control
+// requests), the y-webrtc provider on OUR signaling server only, y-indexeddb persistence, the
+// roster (awareness), and an honest wrong-password detector. No audio passes through here.
+
+import * as Y from 'yjs';
+import { WebrtcProvider } from 'y-webrtc';
+import { IndexeddbPersistence } from 'y-indexeddb';
+import * as decoding from 'lib0/decoding';
+import * as buffer from 'lib0/buffer';
+import { parseMemberState, type ControlRequest, type MemberState } from '../shared/signaling-protocol.ts';
+
+/** Label of y-webrtc's own (Yjs) data channels, distinct from the worker-owned 'tutti-audio'. */
+export const ROOM_CHANNEL_LABEL = 'tutti-room';
+
+/**
+ * 'alone': nobody else is subscribed to the room's topic. 'connected': at least one peer shares
+ * our password and its awareness reached us. 'wrong-password': others are in the room (the
+ * server counts them) or their signaling reached us, but for WRONG_PASSWORD_AFTER_MS none of it
+ * could be decrypted and no peer connected. 'intruder': the same, but we were here first and alone,
+ * so it is the newcomer whose password differs. Alone, any password is "right": it makes the room.
+ */
+export type Access = 'connecting' | 'alone' | 'connected' | 'wrong-password' | 'intruder';
+
+export const WRONG_PASSWORD_AFTER_MS = 6000;
+
+export interface SetlistItem {
+  id: string;
+  text: string;
+  done: boolean;
+}
+
+export interface RoomOptions {
+  name: string;
+  password: string;
+  signalingUrl: string;
+  iceServers: RTCIceServer[];
+}
+
+/** Minimal structural view of y-webrtc's SignalingConn (lib0 WebsocketClient); untyped upstream. */
+interface SignalingConnLike {
+  on(event: 'message', fn: (m: unknown) => void): void;
+  off(event: 'message', fn: (m: unknown) => void): void;
+}
+
+export class Room {
+  readonly doc = new Y.Doc();
+  readonly notes = this.doc.getText('notes');
+  readonly setlist = this.doc.getArray<SetlistItem>('setlist');
+  readonly settings = this.doc.getMap<unknown>('settings');
+  readonly control = this.doc.getMap<ControlRequest>('control');
+  readonly provider: WebrtcProvider;
+  readonly persistence: IndexeddbPersistence;
+  /** Resolves when the local copy from IndexedDB is loaded (works offline). */
+  readonly loaded: Promise<void>;
+  access: Access = 'connecting';
+  /** Subscribers the server reported for the room's topic (including us), from the last relay. */
+  topicClients = 0;
+  /** Signaling messages on our topic that our key could not read. */
+  foreign = 0;
+  onaccess: (a: Access) => void = () => {};
+  onroster: () => void = () => {};
+  private readonly started = Date.now();
+  /** `foreign` when a peer was last connected; -1 if none ever was. */
+  private foreignMark = -1;
+  private readonly timer: ReturnType<typeof setInterval>;
+  private conns: SignalingConnLike[];
+  private offlineState: Record<string, unknown> | null = null;
+
+  constructor(readonly opts: RoomOptions) {
+    // The local copy is keyed by a hash of the password too: a wrong password on a shared device
+    // does not open the cached notes of the real room.
+    this.persistence = new IndexeddbPersistence(`tutti-room:${opts.name}:${passwordTag(opts.password)}`, this.doc);
+    this.loaded = this.persistence.whenSynced.then(() => undefined);
+    this.provider = new WebrtcProvider(opts.name, this.doc, {
+      signaling: [opts.signalingUrl],
+      ...(opts.password ? { password: opts.password } : {}),
+      maxConns: 31,
+      filterBcConns: true,
+      peerOpts: { channelName: ROOM_CHANNEL_LABEL, config: { iceServers: opts.iceServers } },
+    });
+    this.conns = this.provider.signalingConns as SignalingConnLike[];
+    for (const c of this.conns) c.on('message', this.onSignal);
+    this.provider.awareness.on('change', this.onAwareness);
+    this.timer = setInterval(() => this.updateAccess(), 500);
+  }
+
+  get clientId(): number {
+    return this.doc.clientID;
+  }
+
+  setSelf(state: MemberState): void {
+    this.provider.awareness.setLocalState(state);
+  }
+  patchSelf(patch: Partial<MemberState>): void {
+    const cur = this.provider.awareness.getLocalState() as MemberState | null;
+    if (cur) this.provider.awareness.setLocalState({ ...cur, ...patch });
+  }
+  self(): MemberState | null {
+    return parseMemberState(this.provider.awareness.getLocalState());
+  }
+
+  /** Everyone in the room with a valid state, us included, by client id. */
+  roster(): Map<number, MemberState> {
+    const out = new Map<number, MemberState>();
+    this.provider.awareness.getStates().forEach((s, id) => {
+      const m = parseMemberState(s);
+      if (m) out.set(id, m);
+    });
+    return out;
+  }
+
+  addItem(text: string): void {
+    const t = text.trim().slice(0, 200);
+    if (t) this.setlist.push([{ id: crypto.randomUUID(), text: t, done: false }]);
+  }
+  toggleItem(id: string): void {
+    const i = this.setlist.toArray().findIndex((x) => x.id === id);
+    if (i < 0) return;
+    const item = this.setlist.get(i);
+    this.doc.transact(() => {
+      this.setlist.delete(i, 1);
+      this.setlist.insert(i, [{ ...item, done: !item.done }]);
+    });
+  }
+  removeItem(id: string): void {
+    const i = this.setlist.toArray().findIndex((x) => x.id === id);
+    if (i >= 0) this.setlist.delete(i, 1);
+  }
+
+  /** Leave the network but keep the document (and IndexedDB) open: edits keep accumulating locally. */
+  disconnect(): void {
+    this.offlineState = this.provider.awareness.getLocalState();
+    for (const c of this.conns) c.off('message', this.onSignal);
+    this.provider.disconnect(); // y-webrtc also clears our awareness state
+  }
+  /** Back online: y-webrtc reconnects, and the document merges with whoever is there. */
+  reconnect(): void {
+    this.provider.connect();
+    this.conns = this.provider.signalingConns.slice(-1) as SignalingConnLike[]; // connect() appends; we use one URL
+    for (const c of this.conns) c.on('message', this.onSignal);
+    if (this.offlineState) this.provider.awareness.setLocalState(this.offlineState);
+    this.offlineState = null;
+  }
+
+  destroy(): void {
+    clearInterval(this.timer);
+    for (const c of this.conns) c.off('message', this.onSignal);
+    this.provider.awareness.off('change', this.onAwareness);
+    // disconnect() first: it unsubscribes and closes the signaling socket at once, so the same
+    // room can be joined again right away (destroy() alone releases the room name asynchronously).
+    this.provider.disconnect();
+    this.provider.destroy();
+    void this.persistence.destroy();
+    this.doc.destroy();
+  }
+
+  private readonly onAwareness = (): void => {
+    this.updateAccess();
+    this.onroster();
+  };
+
+  /** Watch y-webrtc's signaling for our topic: the server's subscriber count, and unreadable data. */
+  private readonly onSignal = (raw: unknown): void => {
+    const m = raw as { type?: unknown; topic?: unknown; data?: unknown; clients?: unknown };
+    if (m?.type !== 'publish' || m.topic !== this.opts.name) return;
+    if (typeof m.clients === 'number') this.topicClients = m.clients;
+    void this.provider.key.then(async (key) => {
+      if (!(await readable(m.data, key))) this.foreign++;
+      this.updateAccess();
+    });
+  };
+
+  private updateAccess(): void {
+    let others = 0;
+    this.provider.awareness.getStates().forEach((_s, id) => { if (id !== this.clientId) others++; });
+    if (others > 0) this.foreignMark = this.foreign;
+    // After a peer has connected, a stale subscriber count (someone left) is no evidence; only
+    // unreadable signaling that arrives later is.
+    const mismatch = this.foreignMark >= 0 ? this.foreign > this.foreignMark : this.foreign > 0 || this.topicClients > 1;
+    const settled = Date.now() - this.started >= WRONG_PASSWORD_AFTER_MS;
+    let a: Access;
+    if (others > 0) a = 'connected';
+    else if (mismatch && settled) a = this.access === 'alone' || this.access === 'intruder' ? 'intruder' : 'wrong-password';
+    else if (!mismatch && (settled || this.topicClients === 1)) a = 'alone';
+    else a = this.access === 'alone' ? 'alone' : 'connecting';
+    if (a !== this.access) {
+      this.access = a;
+      this.onaccess(a);
+    }
+  }
+}
+
+/**
+ * Can our key read this y-webrtc signaling payload? With a password, y-webrtc sends base64 of
+ * lib0-encoded { 'AES-GCM', iv, ciphertext }; AES-GCM's tag fails for any other key. Without
+ * one, payloads are plain objects, and an encrypted (string) payload means the others have one.
+ */
+async function readable(data: unknown, key: CryptoKey | null): Promise<boolean> {
+  if (!key) return typeof data === 'object' && data !== null;
+  if (typeof data !== 'string') return false;
+  try {
+    const dec = decoding.createDecoder(buffer.fromBase64(data));
+    if (decoding.readVarString(dec) !== 'AES-GCM') return false;
+    const iv = decoding.readVarUint8Array(dec);
+    const cipher = decoding.readVarUint8Array(dec);
+    await crypto.subtle.decrypt({ name: 'AES-GCM', iv: iv as Uint8Array<ArrayBuffer> }, key, cipher as Uint8Array<ArrayBuffer>);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Short non-reversible tag of the password for the IndexedDB name (FNV-1a; not a secret store). */
+function passwordTag(password: string): string {
+  if (!password) return 'open';
+  let h = 0x811c9dc5;
+  for (let i = 0; i < password.length; i++) h = Math.imul(h ^ password.charCodeAt(i), 0x01000193);
+  return (h >>> 0).toString(36);
+}

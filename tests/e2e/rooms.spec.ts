@@ -1,0 +1,243 @@
+// Lesson rooms between real browsers (one Chromium process per person) on the real server:
+// y-webrtc interop, passwords, notes that merge after a disconnection and survive a reload,
+// creating and sharing rooms, recent rooms.
+
+import { expect, test, type Page } from '@playwright/test';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { StatsMessage } from '../../src/shared/worker-protocol.ts';
+import { joinRoom, launchPeer, netWorker, type PeerBrowser } from '../support/browsers.ts';
+import { buildProbe, openProbe } from '../support/probe-page.ts';
+import { startServer, type RunningServer } from '../support/server.ts';
+import { writeToneWav } from '../support/wav.ts';
+
+const tmp = join(import.meta.dirname, '..', '.tmp');
+let server: RunningServer;
+const wav = { a: '', b: '' };
+const peers: PeerBrowser[] = [];
+
+test.beforeAll(async () => {
+  mkdirSync(tmp, { recursive: true });
+  wav.a = writeToneWav(join(tmp, 'room-a.wav'), { leftHz: 440, rightHz: 660, seconds: 5 });
+  wav.b = writeToneWav(join(tmp, 'room-b.wav'), { leftHz: 1000, rightHz: 1250, seconds: 5 });
+  server = await startServer();
+});
+test.afterAll(async () => {
+  await server?.close();
+});
+test.afterEach(async () => {
+  await Promise.all(peers.splice(0).map((p) => p.close()));
+});
+
+async function launch(opts: Parameters<typeof launchPeer>[0] = {}): Promise<PeerBrowser> {
+  const p = await launchPeer(opts);
+  peers.push(p);
+  return p;
+}
+
+function stats(page: Page): Promise<StatsMessage | null> {
+  return page.evaluate(() => (document.querySelector('tutti-app') as unknown as { stats: StatsMessage | null }).stats);
+}
+
+/** Peers whose audio frames arrive at (nearly) full rate in this page's network worker. */
+async function flowingPeers(page: Page): Promise<number> {
+  return ((await stats(page))?.peers ?? []).filter((p) => p.channelState === 'open' && p.framesPerSecond > 300).length;
+}
+
+async function workerPeers(page: Page): Promise<number> {
+  const w = await netWorker(page);
+  return w.evaluate(() => (self as unknown as { __tuttiWorker: { debugState(): { peers: string[] } } }).__tuttiWorker.debugState().peers.length);
+}
+
+/** What this page's room document and awareness actually hold (not just what the UI shows). */
+function roomState(page: Page): Promise<{ notes: string; roster: string[]; setlist: string[] }> {
+  return page.evaluate(() => {
+    const app = document.querySelector('tutti-app') as unknown as { session: { room: { notes: { toString(): string }; roster(): Map<number, { name: string }>; setlist: { toArray(): { text: string }[] } } } };
+    const r = app.session.room;
+    return { notes: r.notes.toString(), roster: [...r.roster().values()].map((m) => m.name), setlist: r.setlist.toArray().map((i) => i.text) };
+  });
+}
+
+const notes = (page: Page) => page.getByRole('textbox', { name: 'Lesson notes' });
+
+test('unmodified y-webrtc providers in two browsers find each other through our server and sync a doc', async () => {
+  // Our real server (same code as the app's), serving only the probe page.
+  const probeServer = await startServer({ root: await buildProbe() });
+  const a = await launch();
+  const b = await launch();
+  await openProbe(a.page, probeServer.url);
+  await openProbe(b.page, probeServer.url);
+  const signaling = probeServer.url.replace('http', 'ws') + '/signal';
+  const start = (page: Page, text: string) =>
+    page.evaluate(({ signaling, text }) => {
+      const { Y, WebrtcProvider } = (globalThis as unknown as { yjsProbe: { Y: typeof import('yjs'); WebrtcProvider: typeof import('y-webrtc').WebrtcProvider } }).yjsProbe;
+      const doc = new Y.Doc();
+      const provider = new WebrtcProvider('probe-room', doc, { signaling: [signaling] });
+      (globalThis as unknown as { probe: unknown }).probe = { doc, provider };
+      doc.getArray<string>('list').push([text]);
+    }, { signaling, text });
+  await start(a.page, 'from A');
+  await start(b.page, 'from B');
+  const list = (page: Page) => page.evaluate(() => ((globalThis as unknown as { probe: { doc: import('yjs').Doc } }).probe.doc.getArray<string>('list').toArray().sort()));
+  await expect.poll(() => list(a.page), { timeout: 20_000 }).toEqual(['from A', 'from B']);
+  await expect.poll(() => list(b.page), { timeout: 20_000 }).toEqual(['from A', 'from B']);
+  const health = (await (await fetch(`${probeServer.url}/healthz`)).json()) as { signaling: { sockets: number; topics: number } };
+  expect(health.signaling.sockets).toBe(2);
+  expect(health.signaling.topics).toBe(1);
+  await a.close();
+  await b.close();
+  await probeServer.close();
+});
+
+test('password: the right one gives roster, notes and audio; a wrong one gets none of them and is told so', async () => {
+  const room = 'lesson-pw-' + Date.now();
+  const teacher = await launch({ wav: wav.a });
+  const student = await launch({ wav: wav.b });
+  const intruder = await launch({ wav: wav.a });
+  await joinRoom(teacher.page, server.url, room, 'Tina', { password: 'correct horse', role: 'Teacher', instrument: 'Piano' });
+  await notes(teacher.page).fill('Scales: C major, two octaves');
+  await joinRoom(student.page, server.url, room, 'Sam', { password: 'correct horse', role: 'Student', instrument: 'Violin' });
+
+  // Right password: roster, notes (including what the teacher types now), and audio.
+  await expect(student.page.getByTestId('roster')).toContainText('Tina');
+  await expect(student.page.getByTestId('roster')).toContainText('Piano');
+  await expect(teacher.page.getByTestId('roster')).toContainText('Sam');
+  await expect(notes(student.page)).toHaveValue('Scales: C major, two octaves', { timeout: 20_000 });
+  await notes(teacher.page).press('End');
+  await notes(teacher.page).pressSequentially(', then arpeggios');
+  await expect(notes(student.page)).toHaveValue('Scales: C major, two octaves, then arpeggios');
+  await expect.poll(() => flowingPeers(student.page), { timeout: 30_000 }).toBe(1);
+  await expect.poll(() => flowingPeers(teacher.page), { timeout: 30_000 }).toBe(1);
+  await expect(student.page.getByTestId('access')).toContainText('Connected');
+  // Room settings: the teacher's default jitter depth reaches the student's playout.
+  await teacher.page.getByText('Share and settings').click();
+  await teacher.page.getByRole('spinbutton', { name: /Room default jitter depth/ }).fill('12');
+  await teacher.page.getByRole('spinbutton', { name: /Room default jitter depth/ }).press('Enter');
+  await expect.poll(async () => (await stats(student.page))?.peers[0]?.depth, { timeout: 10_000 }).toBe(12);
+  await expect(student.page.getByRole('slider', { name: /Jitter buffer/ })).toHaveValue('12');
+
+  // Wrong password: told so, and really nothing: no roster, no notes in its document, no audio peer.
+  await joinRoom(intruder.page, server.url, room, 'Ivan', { password: 'wrong' });
+  const alert = intruder.page.getByTestId('access');
+  await expect(alert).toContainText('Wrong password', { timeout: 20_000 });
+  await expect(alert).toHaveAttribute('role', 'alert');
+  await expect(alert).toContainText('2 others are in this room');
+  await expect(notes(intruder.page)).toHaveCount(0);
+  await intruder.page.waitForTimeout(3000); // give any leak time to show
+  const seen = await roomState(intruder.page);
+  expect(seen.notes).toBe('');
+  expect(seen.roster).toEqual(['Ivan']);
+  expect(await workerPeers(intruder.page)).toBe(0);
+  expect((await stats(intruder.page))?.peers ?? []).toEqual([]);
+  // And the room never saw Ivan.
+  expect((await roomState(teacher.page)).roster.sort()).toEqual(['Sam', 'Tina']);
+  expect(await workerPeers(teacher.page)).toBe(1);
+
+  // Trying again with the right password gets everything.
+  await intruder.page.getByRole('button', { name: 'Enter the password again' }).click();
+  await intruder.page.getByLabel('Password (optional)').fill('correct horse');
+  await intruder.page.getByRole('button', { name: 'Join' }).click();
+  await expect(intruder.page.getByTestId('roster')).toContainText('Tina', { timeout: 20_000 });
+  await expect(notes(intruder.page)).toHaveValue('Scales: C major, two octaves, then arpeggios');
+});
+
+test('notes and setlist edited on two disconnected peers merge when they reconnect, and survive a reload', async () => {
+  const room = 'lesson-merge-' + Date.now();
+  const a = await launch({ wav: wav.a });
+  const b = await launch({ wav: wav.b });
+  await joinRoom(a.page, server.url, room, 'Ana', { password: 'pw' });
+  await joinRoom(b.page, server.url, room, 'Ben', { password: 'pw' });
+  await notes(a.page).fill('Warm-up\n');
+  await expect(notes(b.page)).toHaveValue('Warm-up\n', { timeout: 20_000 });
+
+  const setOnline = (page: Page, online: boolean) =>
+    page.evaluate((online) => {
+      const r = (document.querySelector('tutti-app') as unknown as { session: { room: { disconnect(): void; reconnect(): void } } }).session.room;
+      if (online) r.reconnect();
+      else r.disconnect();
+    }, online);
+  await setOnline(a.page, false);
+  await setOnline(b.page, false);
+  // Both edit the same text while apart: Ana at the start, Ben at the end; both add a setlist item.
+  await notes(a.page).press('Control+Home');
+  await notes(a.page).pressSequentially('Ana: ');
+  await notes(b.page).press('Control+End');
+  await notes(b.page).pressSequentially('Ben: bowing');
+  await a.page.getByRole('textbox', { name: 'New setlist item' }).fill('Bach minuet');
+  await a.page.getByRole('button', { name: 'Add' }).click();
+  await b.page.getByRole('textbox', { name: 'New setlist item' }).fill('Etude 3');
+  await b.page.getByRole('button', { name: 'Add' }).click();
+  await a.page.waitForTimeout(1500);
+  expect(await notes(a.page).inputValue()).toBe('Ana: Warm-up\n');
+  expect(await notes(b.page).inputValue()).toBe('Warm-up\nBen: bowing');
+
+  await setOnline(a.page, true);
+  await setOnline(b.page, true);
+  const merged = 'Ana: Warm-up\nBen: bowing';
+  await expect(notes(a.page)).toHaveValue(merged, { timeout: 30_000 });
+  await expect(notes(b.page)).toHaveValue(merged, { timeout: 30_000 });
+  await expect.poll(async () => (await roomState(b.page)).setlist.sort(), { timeout: 10_000 }).toEqual(['Bach minuet', 'Etude 3']);
+
+  // Ana leaves for good; Ben reloads: the merged notes come back from this device's IndexedDB.
+  await a.close();
+  await b.page.reload();
+  await expect(b.page.getByRole('textbox', { name: 'Room' })).toHaveValue(room); // the room is in the URL fragment
+  await b.page.getByLabel('Password (optional)').fill('pw');
+  await b.page.getByRole('button', { name: 'Join' }).click();
+  await expect(notes(b.page)).toHaveValue(merged, { timeout: 10_000 });
+  await expect(b.page.getByText('Etude 3')).toBeVisible();
+});
+
+test('create a lesson room: unguessable name, share link and QR code, join by link; recent rooms', async () => {
+  const teacher = await launch({ wav: wav.a });
+  const student = await launch({ wav: wav.b });
+  const t = teacher.page;
+  await t.goto(`${server.url}/?test=tap`);
+  await t.getByRole('textbox', { name: 'Your name' }).fill('Tina');
+  await t.getByLabel('Password (optional)').fill('s3cret');
+  await t.getByRole('button', { name: 'Create lesson room' }).click();
+  await t.getByRole('button', { name: 'Leave' }).waitFor({ timeout: 20_000 });
+  const name = ((await t.locator('.room-name').textContent()) ?? '').replace(/^Room: /, '').replace(' 🔒', '').trim();
+  expect(name).toMatch(/^[a-z2-7]{5}(-[a-z2-7]{5}){4}-[a-z2-7]$/); // 26 base32 characters = 130 bits ≥ 128 random bits
+  expect(t.url()).toContain(`#room=${name}`);
+  expect(t.url()).not.toContain('s3cret');
+
+  await t.getByText('Share and settings').click();
+  const share = t.getByTestId('share-link').first();
+  const link = (await share.textContent())!;
+  expect(link).toBe(`${server.url}/#room=${name}`); // no password unless asked for
+  await t.getByLabel(/Put the password in the link/).check();
+  await expect(share).toHaveText(`${server.url}/#room=${name}&key=s3cret`);
+  // The QR code is drawn locally: the canvas holds both dark and light modules.
+  const qr = await t.locator('tutti-share canvas').first().evaluate((c: HTMLCanvasElement) => {
+    const d = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
+    let dark = 0;
+    for (let i = 0; i < d.length; i += 4) if (d[i]! < 128 && d[i + 3]! > 0) dark++;
+    return { w: c.width, dark, total: d.length / 4 };
+  });
+  expect(qr.w).toBeGreaterThan(20);
+  expect(qr.dark).toBeGreaterThan(qr.total * 0.2);
+  expect(qr.dark).toBeLessThan(qr.total * 0.8);
+
+  // The student opens the plain link (no password in it) and types the password.
+  const s = student.page;
+  await s.goto(link);
+  await expect(s.getByRole('textbox', { name: 'Room' })).toHaveValue(name);
+  await s.getByRole('textbox', { name: 'Your name' }).fill('Sam');
+  await s.getByLabel('Password (optional)').fill('s3cret');
+  await s.getByRole('button', { name: 'Join' }).click();
+  await expect(s.getByTestId('roster')).toContainText('Tina', { timeout: 20_000 });
+
+  // Recent rooms on this device, newest first; a recent room can be picked and forgotten.
+  await s.getByRole('button', { name: 'Leave' }).click();
+  await s.getByRole('textbox', { name: 'Room' }).fill('second-room');
+  await s.getByRole('button', { name: 'Join' }).click();
+  await s.getByRole('button', { name: 'Leave' }).click();
+  await s.reload();
+  const recent = s.getByTestId('recent-rooms');
+  await expect(recent.getByRole('button', { name: /^Use room/ })).toHaveText(['second-room', `${name} 🔒`]);
+  await s.getByRole('button', { name: `Use room ${name}` }).click();
+  await expect(s.getByRole('textbox', { name: 'Room' })).toHaveValue(name);
+  await s.getByRole('button', { name: 'Forget room second-room' }).click();
+  await expect(recent.getByRole('button', { name: /^Use room/ })).toHaveText([`${name} 🔒`]);
+});
