@@ -10,10 +10,15 @@ import captureWorkletUrl from '../../worklets/capture.worklet.ts?worker&url';
 import playbackWorkletUrl from '../../worklets/playback.worklet.ts?worker&url';
 import { TuttiError, isolationError, micError } from './errors.ts';
 import { NetBridge } from './net-bridge.ts';
+import { StatsRecorder } from './stats-recorder.ts';
 
 export interface EngineOptions {
   channels: 1 | 2;
   depth?: number;
+  /** Let the worker choose the depth from measured jitter (default true); `depth` is then only the start. */
+  adaptive?: boolean;
+  /** Redundant frames per packet, 0..3 (default 0). */
+  redundancy?: number;
   test?: TestOptions;
 }
 
@@ -27,6 +32,8 @@ export interface Levels {
 
 export class AudioEngine {
   readonly net: NetBridge;
+  /** Every stats message of this session with its receive time (sparklines, quality, JSON export). */
+  readonly stats = new StatsRecorder();
   private readonly captureControl: Float32Array;
   private readonly playback: PlaybackViews;
 
@@ -40,6 +47,7 @@ export class AudioEngine {
     this.net = net;
     this.captureControl = captureControl;
     this.playback = playback;
+    net.on('stats', (m) => this.stats.push(m));
   }
 
   static async start(opts: EngineOptions): Promise<AudioEngine> {
@@ -69,7 +77,7 @@ export class AudioEngine {
 
     const capture = createCaptureMemory();
     const playbackSab = createPlaybackMemory();
-    const net = new NetBridge({ capture, playback: playbackSab, channels: opts.channels, depth: opts.depth ?? DEFAULT_DEPTH, ...(opts.test ? { test: opts.test } : {}) });
+    const net = new NetBridge({ capture, playback: playbackSab, channels: opts.channels, depth: opts.depth ?? DEFAULT_DEPTH, adaptive: opts.adaptive ?? true, redundancy: opts.redundancy ?? 0, ...(opts.test ? { test: opts.test } : {}) });
     await net.ready;
 
     const source = context.createMediaStreamSource(stream);
@@ -103,7 +111,16 @@ export class AudioEngine {
 
   /** Output latency the device adds after our playout (s), when the browser reports it. */
   outputLatency(): number {
-    return (this.context.outputLatency || 0) + (this.context.baseLatency || 0);
+    const d = this.deviceLatency();
+    return d.outputLatencyS + d.baseLatencyS;
+  }
+
+  /**
+   * The two output terms of the one-way estimate, seconds: `AudioContext.outputLatency` (audio
+   * graph output to the device; 0 where the browser does not report it) and `baseLatency`.
+   */
+  deviceLatency(): { outputLatencyS: number; baseLatencyS: number } {
+    return { outputLatencyS: this.context.outputLatency || 0, baseLatencyS: this.context.baseLatency || 0 };
   }
 
   async stop(): Promise<void> {
