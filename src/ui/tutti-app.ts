@@ -13,6 +13,8 @@ import { appStyles } from './tutti-app-styles.ts';
 import type { PeerMixDetail } from './tutti-peer-strip.ts';
 import './tutti-meter.ts';
 import './tutti-peer-strip.ts';
+import './tutti-measure-tools.ts';
+import './tutti-setup-check.ts';
 
 interface Session {
   engine: AudioEngine;
@@ -149,6 +151,7 @@ export class TuttiApp extends LitElement {
         </fieldset>
         <button class="primary" type="submit" ?disabled=${this.phase === 'joining'}>${this.phase === 'joining' ? 'Joining…' : 'Join'}</button>
       </form>
+      <tutti-setup-check .channels=${this.channels} .signalUrl=${params.get('signal') ?? SignalingClient.defaultUrl()}></tutti-setup-check>
     `;
   }
 
@@ -192,11 +195,13 @@ export class TuttiApp extends LitElement {
             ? html`<span class="muted-note" data-testid="send-stats">Sending ${this.stats.sendFramesPerSecond} frames/s · worker ${this.stats.workerCpuMsPerSecond} ms/s</span>`
             : nothing}
         </div>
+        <tutti-measure-tools .engine=${s.engine}></tutti-measure-tools>
         <div class="peers" @peer-mix=${this.onPeerMix}>
           ${this.members.length === 0 ? html`<p class="muted-note">Nobody else is here yet. Share the room name: <strong>${this.room}</strong></p>` : nothing}
           ${this.members.map((m) => {
             const mix = this.mix.get(m.id);
-            return html`<tutti-peer-strip data-peer=${m.id} .member=${m} .stats=${byId.get(m.id)} .level=${(slot: number) => levels().peer(slot)}
+            return html`<tutti-peer-strip data-peer=${m.id} .member=${m} 
+              .engine=${s.engine} .stats=${byId.get(m.id)} .level=${(slot: number) => levels().peer(slot)}
               .gain=${mix?.gain ?? 1} .muted=${mix?.muted ?? false}></tutti-peer-strip>`;
           })}
         </div>
