@@ -26,7 +26,7 @@ export class TuttiPeerStats extends LitElement {
     dt { color: #9fb0c0; }
     dd { margin: 0; }
     .sparks { display: grid; gap: 6px; margin: 6px 0; }
-    .sparks label { display: grid; grid-template-columns: 9em auto; align-items: center; gap: 8px; color: #9fb0c0; font-size: 12px; }
+    .sparks label { display: grid; grid-template-columns: 10em max-content; justify-content: start; align-items: center; gap: 8px; color: #9fb0c0; font-size: 12px; }
     button { min-height: 32px; padding: 0 10px; border-radius: 6px; border: 1px solid #3a4857; background: #222d39; color: inherit; font: inherit; cursor: pointer; }
     button[aria-pressed='true'] { background: #2f5d7d; border-color: #6cb6ff; }
   `;

@@ -11,7 +11,7 @@ import { runSetupCheck, type SetupCheckResult } from '../engine/setup-check.ts';
 @customElement('tutti-setup-check')
 export class TuttiSetupCheck extends LitElement {
   static override styles = css`
-    :host { display: grid; gap: 8px; font-size: 14px; color: #c4d0dc; }
+    :host { display: grid; gap: 8px; margin-top: 16px; font-size: 14px; color: #c4d0dc; }
     button { justify-self: start; font: inherit; min-height: 44px; padding: 0 16px; border-radius: 6px; border: 1px solid #3a4857; background: #222d39; color: inherit; cursor: pointer; }
     dl { display: grid; grid-template-columns: max-content 1fr; gap: 2px 12px; margin: 0; font: 13px ui-monospace, monospace; }
     dt { color: #9fb0c0; }
