@@ -65,10 +65,22 @@ export class NetBridge {
   setTrace(enabled: boolean): void {
     this.post({ type: 'set-trace', enabled });
   }
-  /** The arrival trace recorded so far. */
-  getTrace(): Promise<TraceMessage> {
+  /** The arrival trace recorded so far; rejects if the worker has not answered within `timeoutMs`. */
+  getTrace(timeoutMs = 10_000): Promise<TraceMessage> {
     return new Promise((resolve, reject) => {
-      this.traceWaiters.push({ resolve, reject });
+      const waiter = {
+        resolve: (t: TraceMessage) => {
+          clearTimeout(timer);
+          resolve(t);
+        },
+        reject,
+      };
+      const timer = setTimeout(() => {
+        const i = this.traceWaiters.indexOf(waiter);
+        if (i >= 0) this.traceWaiters.splice(i, 1);
+        reject(new Error(`the network worker sent no trace within ${timeoutMs / 1000} s`));
+      }, timeoutMs);
+      this.traceWaiters.push(waiter);
       this.post({ type: 'get-trace' });
     });
   }
