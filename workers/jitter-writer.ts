@@ -2,8 +2,9 @@
 // of its sequence number, detects late, duplicate and restarted streams, and asks the playback
 // worklet to resynchronise. Runs in the network worker; unit-tested in Node.
 
-import { JITTER_SLOTS, clampDepth } from '../src/shared/constants.ts';
-import { PEER_F32, PEER_I32, PeerState, PlaybackViews, slotOf } from '../src/shared/memory-layout.ts';
+import { JITTER_SLOTS, QUANTUM_FRAMES, clampDepth } from '../src/shared/constants.ts';
+import { HALF } from '../worklets/resampler.ts';
+import { FILL_RING, PEER_F32, PEER_I32, PeerState, PlaybackViews, slotOf } from '../src/shared/memory-layout.ts';
 import { seqAdd, seqDiff } from '../src/shared/seq.ts';
 import { decodeSamples, type PacketHeader } from '../src/shared/wire.ts';
 
@@ -25,6 +26,8 @@ export const RESYNC_AFTER_LATE = JITTER_SLOTS;
 export interface ReceiverCounters {
   /** Frames stored in time (each distinct sequence once). */
   received: number;
+  /** Missing frames filled in time from the redundant copies of later packets. */
+  recovered: number;
   late: number;
   duplicates: number;
   resyncs: number;
@@ -41,9 +44,9 @@ export function findFreePeer(v: PlaybackViews, maxPeers: number): number {
 }
 
 export class JitterWriter {
-  readonly counters: ReceiverCounters = { received: 0, late: 0, duplicates: 0, resyncs: 0, stale: 0 };
-  /** Quanta between this frame and the playout cursor at arrival (for the latency estimate). */
-  lastAhead = 0;
+  readonly counters: ReceiverCounters = { received: 0, recovered: 0, late: 0, duplicates: 0, resyncs: 0, stale: 0 };
+  /** Frames of audio ahead of this frame when it arrived (its buffer fill; negative = late). */
+  lastMarginFrames = 0;
   private started = false;
   private streamId = -1;
   /** The stream a restart replaced: its stragglers are late, not a reason to switch back. */
@@ -70,8 +73,9 @@ export class JitterWriter {
     this.resyncGen = Atomics.load(i, v.peerI32(peer, PEER_I32.RESYNC_GEN));
     Atomics.store(i, v.peerI32(peer, PEER_I32.TARGET_DEPTH), this.depth);
     Atomics.store(i, v.peerI32(peer, PEER_I32.MUTED), 0);
-    for (const f of [PEER_I32.PLAYED, PEER_I32.MISSED, PEER_I32.SKIPPED, PEER_I32.DEPTH]) Atomics.store(i, v.peerI32(peer, f), 0);
+    for (const f of [PEER_I32.PLAYED, PEER_I32.MISSED, PEER_I32.CONCEALED, PEER_I32.UNDERRUNS, PEER_I32.FILL_COUNT]) Atomics.store(i, v.peerI32(peer, f), 0);
     v.f32[v.peerF32(peer, PEER_F32.GAIN)] = gain;
+    v.f32[v.peerF32(peer, PEER_F32.RATE)] = 1;
     v.f32[v.peerF32(peer, PEER_F32.PEAK)] = 0;
     // Publish: everything above is visible to play once it sees ACTIVE.
     Atomics.store(i, v.peerI32(peer, PEER_I32.STATE), PeerState.ACTIVE);
@@ -82,9 +86,40 @@ export class JitterWriter {
     Atomics.store(this.v.i32, this.v.peerI32(this.peer, PEER_I32.STATE), PeerState.CLOSING);
   }
 
+  /** Target depth in quanta: where a resync places the cursor, and what play rebuffers to after an outage. */
   setDepth(depth: number): void {
     this.depth = clampDepth(depth);
     Atomics.store(this.v.i32, this.v.peerI32(this.peer, PEER_I32.TARGET_DEPTH), this.depth);
+  }
+
+  private fillSeen = 0;
+
+  /** The next fill-window low point (frames) play has published that we have not read, or null. */
+  nextFillWindow(): number | null {
+    const v = this.v;
+    const count = Atomics.load(v.i32, v.peerI32(this.peer, PEER_I32.FILL_COUNT));
+    if (count - this.fillSeen > FILL_RING) this.fillSeen = count - FILL_RING; // fell behind: skip
+    if (this.fillSeen >= count) return null;
+    const low = Atomics.load(v.i32, v.peerI32(this.peer, PEER_I32.FILL_MIN + (this.fillSeen % FILL_RING)));
+    this.fillSeen++;
+    return low;
+  }
+
+  get depthTarget(): number {
+    return this.depth;
+  }
+
+  /** The playout rate the controller wants (see PEER_F32.RATE). */
+  setRate(rate: number): void {
+    this.v.f32[this.v.peerF32(this.peer, PEER_F32.RATE)] = rate;
+  }
+
+  /** Where playout is, in stream frames (see PEER_I32.PLAY_POS), or where a pending resync will put it. */
+  playPos(): number {
+    const i = this.v.i32;
+    const acked = Atomics.load(i, this.v.peerI32(this.peer, PEER_I32.ACK_GEN));
+    if (acked !== this.resyncGen) return (Math.imul(this.pendingCursor, QUANTUM_FRAMES) - HALF) | 0;
+    return Atomics.load(i, this.v.peerI32(this.peer, PEER_I32.PLAY_POS));
   }
 
   setGain(gain: number): void {
@@ -103,7 +138,7 @@ export class JitterWriter {
     return Atomics.load(i, this.v.peerI32(this.peer, PEER_I32.CURSOR)) >>> 0;
   }
 
-  /** Read a worklet-side counter (PLAYED, MISSED, SKIPPED, DEPTH). */
+  /** Read a worklet-side counter (PLAYED, MISSED, CONCEALED, UNDERRUNS). */
   playCounter(field: number): number {
     return Atomics.load(this.v.i32, this.v.peerI32(this.peer, field)) >>> 0;
   }
@@ -157,12 +192,30 @@ export class JitterWriter {
     decodeSamples(view, h, v.f32, v.samples(this.peer, slot));
     Atomics.store(i, v.tag(this.peer, slot), seq | 0); // publishes the samples above
     this.counters.received++;
+    // Fill gaps from the redundant copies before NEWEST moves: play must not give up on a frame
+    // that this very packet carries.
+    if (h.redundancy > 0) this.recover(h, view, cursor);
     if (seqDiff(seq, this.newest) > 0) {
       this.newest = seq;
       Atomics.store(i, v.peerI32(this.peer, PEER_I32.NEWEST), seq | 0);
     }
-    this.lastAhead = ahead;
+    this.lastMarginFrames = (Math.imul(seq, QUANTUM_FRAMES) - this.playPos()) | 0;
     return Arrival.ON_TIME;
+  }
+
+  /** Store the packet's copies of sequence − k that are missing and still ahead of playout. */
+  private recover(h: PacketHeader, view: DataView, cursor: number): void {
+    const v = this.v;
+    const i = v.i32;
+    for (let k = 1; k <= h.redundancy; k++) {
+      const s = seqAdd(h.sequence, -k);
+      if (seqDiff(s, cursor) < 0 || seqDiff(s, this.firstSeq) < 0) break; // older ones are older still
+      const slot = slotOf(s);
+      if (Atomics.load(i, v.tag(this.peer, slot)) === (s | 0)) continue;
+      decodeSamples(view, h, v.f32, v.samples(this.peer, slot), k);
+      Atomics.store(i, v.tag(this.peer, slot), s | 0);
+      this.counters.recovered++;
+    }
   }
 
   private resync(h: PacketHeader, view: DataView): void {
@@ -194,6 +247,6 @@ export class JitterWriter {
     this.resyncGen = (this.resyncGen + 2) | 0;
     Atomics.store(i, genIdx, this.resyncGen); // publishes the resync
     this.counters.received++;
-    this.lastAhead = this.depth;
+    this.lastMarginFrames = this.depth * QUANTUM_FRAMES + HALF;
   }
 }

@@ -1,33 +1,59 @@
 // The network worker: owns every audio RTCDataChannel. Sends each captured quantum the moment
-// the capture worklet wakes it (Atomics.waitAsync), and places each received frame in the
-// playback worklet's de-jitter ring. Talks to the page only for control and 2 Hz stats.
+// the capture worklet wakes it (Atomics.waitAsync), places each received frame in the playback
+// worklet's de-jitter ring, and steers each peer's depth and playout rate. Talks to the page only
+// for control and 1 Hz stats.
 
 /// <reference lib="webworker" />
-import { QUANTUM_MS, QUANTUM_SAMPLES, clampDepth, DEFAULT_DEPTH, MAX_PEERS } from '../src/shared/constants.ts';
+import {
+  DEFAULT_DEPTH,
+  LOOPBACK_MARKER,
+  MAX_PEERS,
+  MAX_REDUNDANCY,
+  QUANTUM_FRAMES,
+  QUANTUM_MS,
+  QUANTUM_SAMPLES,
+  clampDepth,
+} from '../src/shared/constants.ts';
 import { CAP_I32, CaptureViews, PEER_I32, PLAY_F32, PlaybackViews, slotOf } from '../src/shared/memory-layout.ts';
 import { seqAdd } from '../src/shared/seq.ts';
 import {
+  ControlKind,
   FLAG,
+  HEADER,
   MAX_PACKET_BYTES,
   REJECT_NAMES,
+  RedundancyHistory,
   Reject,
   decodeHeader,
   decodedHash,
+  encodeControl,
   encodePacket,
+  floatToPcm16,
   newHeader,
   packetBytes,
   payloadHash,
+  quantumBytes,
+  type PacketHeader,
 } from '../src/shared/wire.ts';
-import type { FromWorker, InitMessage, PeerStats, ToWorker } from '../src/shared/worker-protocol.ts';
+import type { FromWorker, InitMessage, PeerStats, TestOptions, ToWorker } from '../src/shared/worker-protocol.ts';
+import { DepthController } from './depth-controller.ts';
 import { Arrival, JitterWriter, findFreePeer } from './jitter-writer.ts';
 import { LatencyWindow } from './latency-window.ts';
+import { ArrivalTrace, IfdvWindow } from './arrival-stats.ts';
+import { StreamResampler } from './stream-resampler.ts';
 import { Tap } from './tap.ts';
 
 declare const self: DedicatedWorkerGlobalScope & { __tuttiTap?: Tap; __tuttiWorker?: NetWorker };
 
 /** Above this many queued bytes a channel is congested; frames to it are dropped, not queued. */
 const MAX_BUFFERED_BYTES = 32 * 1024;
-const STATS_INTERVAL_MS = 500;
+const STATS_INTERVAL_MS = 1000;
+/** The depth controller runs at 10 Hz. */
+const CONTROL_INTERVAL_MS = 100;
+/** Channel round-trip pings, and loopback impulses, once a second. */
+const PING_INTERVAL_MS = 1000;
+/** PCM16 values of the loopback marker, as they come back in an echoed packet. */
+const MARKER_PCM = LOOPBACK_MARKER.map(floatToPcm16);
 
 function nowUs(): number {
   return Math.round((performance.timeOrigin + performance.now()) * 1000);
@@ -38,11 +64,24 @@ class RemotePeer {
   /** Rejections per Reject code (index), reported by name in stats. */
   readonly rejectedBy = new Uint32Array(Object.keys(REJECT_NAMES).length);
   readonly latency = new LatencyWindow();
+  readonly ifdv = new IfdvWindow();
   lastReceived = 0;
+  bytesIn = 0;
+  lastResyncs = 0;
+  /** The peer asked us to echo its audio back (peer loopback at their end). */
+  echo = false;
+  /** We asked the peer to echo ours, and inject a marker every second. */
+  loopback = false;
+  markerSeq = -1;
+  markerUs = 0;
+  loopbackRttMs: number | null = null;
+  rttMs: number | null = null;
+  pingId = 0;
   constructor(
     readonly id: string,
     readonly channel: RTCDataChannel,
     readonly writer: JitterWriter,
+    readonly controller: DepthController,
   ) {}
 }
 
@@ -55,15 +94,23 @@ class NetWorker {
   private readonly frame = new Float32Array(QUANTUM_SAMPLES);
   private readonly packet = new Uint8Array(new ArrayBuffer(MAX_PACKET_BYTES));
   private readonly packetView = new DataView(this.packet.buffer);
-  /** Views of `packet` for each length encodePacket can return (silent, mono, stereo), made once. */
+  /** Views of `packet` for each length encodePacket can return (silent; mono or stereo with 0..3 redundant quanta), made once. */
   private readonly packetOfLength = new Map<number, Uint8Array<ArrayBuffer>>(
-    [packetBytes(1, true), packetBytes(1, false), packetBytes(2, false)].map((n) => [n, this.packet.subarray(0, n)]),
+    [packetBytes(1, true), ...[0, 1, 2, 3].flatMap((r) => [packetBytes(1, false, r), packetBytes(2, false, r)])].map((n) => [n, this.packet.subarray(0, n)]),
   );
+  private readonly control = new Uint8Array(new ArrayBuffer(16));
+  private readonly controlView = new DataView(this.control.buffer);
   private readonly header = newHeader();
+  private readonly redundancy = new RedundancyHistory();
   private readonly tap: Tap | null;
+  private readonly test: TestOptions;
+  private readonly resampler: StreamResampler | null;
+  private trace: ArrivalTrace | null = null;
   private channels: 1 | 2;
   private sendMuted = false;
   private depth: number;
+  private adaptive: boolean;
+  private bytesOut = 0;
   private seq = (Math.random() * 2 ** 32) >>> 0;
   private readonly streamId = 1 + Math.floor(Math.random() * 255);
   private wakeSeen = 0;
@@ -72,21 +119,29 @@ class NetWorker {
   private busyMs = 0;
   private lastStatsAt = performance.now();
   private stopped = false;
-  private readonly statsTimer: ReturnType<typeof setInterval>;
+  private readonly timers: ReturnType<typeof setInterval>[];
 
   constructor(init: Omit<InitMessage, 'type'>) {
     this.cap = new CaptureViews(init.capture);
     this.play = new PlaybackViews(init.playback);
     this.channels = init.channels;
     this.depth = clampDepth(init.depth ?? DEFAULT_DEPTH);
-    this.tap = init.test?.tap ? new Tap() : null;
+    this.adaptive = init.adaptive;
+    this.redundancy.frames = Math.max(0, Math.min(MAX_REDUNDANCY, Math.round(init.redundancy)));
+    this.test = init.test ?? {};
+    this.resampler = this.test.captureRatio && this.test.captureRatio !== 1 ? new StreamResampler(this.test.captureRatio) : null;
+    this.tap = this.test.tap ? new Tap() : null;
     if (this.tap) {
       this.tap.streamId = this.streamId;
       self.__tuttiTap = this.tap;
     }
     this.wakeSeen = Atomics.load(this.cap.i32, CAP_I32.WAKE);
     this.armWake();
-    this.statsTimer = setInterval(() => this.postStats(), STATS_INTERVAL_MS);
+    this.timers = [
+      setInterval(() => this.postStats(), STATS_INTERVAL_MS),
+      setInterval(() => this.steer(), CONTROL_INTERVAL_MS),
+      setInterval(() => this.ping(), PING_INTERVAL_MS),
+    ];
   }
 
   // ---- capture → network -------------------------------------------------------------------
@@ -117,21 +172,52 @@ class NetWorker {
       backlog--;
       // The newest quantum was captured about now; older ones one quantum apart before it.
       const captureUs = now - Math.round(backlog * QUANTUM_MS * 1000);
-      this.sendFrame(captureUs);
+      if (this.resampler) {
+        // Test option: pretend our clock runs at captureRatio × ours (more or fewer frames).
+        this.resampler.push(this.frame);
+        while (this.resampler.pull(this.frame)) this.sendFrame(captureUs);
+      } else {
+        this.sendFrame(captureUs);
+      }
     }
+  }
+
+  /** Whether the frame about to be sent starts with the loopback marker the capture worklet injected. */
+  private frameHasMarker(): boolean {
+    for (let f = 0; f < LOOPBACK_MARKER.length; f++) if (this.frame[2 * f] !== LOOPBACK_MARKER[f]) return false;
+    return true;
   }
 
   private sendFrame(captureUs: number): void {
     if (this.sendMuted) this.frame.fill(0);
-    const len = encodePacket(this.packet, this.packetView, this.frame, this.channels, this.streamId, this.seq, captureUs);
-    const bytes = this.packetOfLength.get(len)!;
     const peers = this.peerList;
+    if (this.frameHasMarker()) {
+      for (let i = 0; i < peers.length; i++) {
+        const p = peers[i]!;
+        if (p.loopback) {
+          p.markerSeq = this.seq;
+          p.markerUs = captureUs;
+        }
+      }
+    }
+    const len = encodePacket(this.packet, this.packetView, this.frame, this.channels, this.streamId, this.seq, captureUs, this.redundancy);
+    const bytes = this.packetOfLength.get(len)!;
+    const dropped = this.test.dropEvery !== undefined && this.test.dropEvery >= 2 && this.seq % this.test.dropEvery === 0;
     for (let i = 0; i < peers.length; i++) {
       const ch = peers[i]!.channel;
-      if (ch.readyState === 'open' && ch.bufferedAmount <= MAX_BUFFERED_BYTES) ch.send(bytes);
+      if (dropped || ch.readyState !== 'open' || ch.bufferedAmount > MAX_BUFFERED_BYTES) continue;
+      if (this.test.delayMs) {
+        // Test option: a random delay per packet (allocates; never set outside tests).
+        const copy = bytes.slice();
+        setTimeout(() => ch.readyState === 'open' && ch.send(copy), Math.random() * this.test.delayMs);
+      } else {
+        ch.send(bytes);
+      }
+      this.bytesOut += len;
     }
     if (this.tap) {
-      this.tap.sent.record(this.seq, payloadHash(this.packet, len));
+      const silent = (this.packet[HEADER.FLAGS]! & FLAG.SILENT) !== 0;
+      this.tap.sent.record(this.seq, payloadHash(this.packet, silent ? len : HEADER.SIZE + quantumBytes(this.channels)));
       const sig = this.tap.sentSignal;
       for (let f = 0; f < 128; f++) sig[this.tap.sentSignalLength++ % sig.length] = this.frame[2 * f]!;
     }
@@ -149,7 +235,8 @@ class NetWorker {
       post({ type: 'error', message: `Room is full: this device mixes at most ${MAX_PEERS} peers.` });
       return;
     }
-    const peer = new RemotePeer(peerId, channel, new JitterWriter(this.play, slot, this.depth));
+    const controller = new DepthController(this.depth, this.adaptive);
+    const peer = new RemotePeer(peerId, channel, new JitterWriter(this.play, slot, controller.target), controller);
     channel.binaryType = 'arraybuffer';
     channel.onopen = () => post({ type: 'peer-open', peerId });
     channel.onclose = () => this.removePeer(peerId, 'channel closed');
@@ -167,6 +254,7 @@ class NetWorker {
     this.peerList = [...this.peers.values()];
     peer.channel.onopen = peer.channel.onclose = peer.channel.onmessage = peer.channel.onerror = null;
     if (peer.channel.readyState !== 'closed') peer.channel.close();
+    if (this.peerList.every((p) => !p.loopback)) Atomics.store(this.cap.i32, CAP_I32.INJECT, 0);
     peer.writer.release();
     post({ type: 'peer-closed', peerId, reason });
   }
@@ -187,10 +275,31 @@ class NetWorker {
         this.reject(peer, why);
         return;
       }
+      peer.bytesIn += view.byteLength;
+      if ((h.flags & FLAG.CONTROL) !== 0) {
+        this.onControl(peer, h);
+        return;
+      }
+      if ((h.flags & FLAG.ECHOED) !== 0) {
+        this.onEcho(peer, h, view);
+        return;
+      }
+      if (peer.echo && peer.channel.readyState === 'open') {
+        // Peer loopback at the other end's request: send its packet straight back, marked.
+        new Uint8Array(data)[HEADER.FLAGS] = h.flags | FLAG.ECHOED;
+        peer.channel.send(data);
+      }
       const arrival = peer.writer.accept(h, view);
+      const arrivalMs = performance.timeOrigin + performance.now();
+      if (arrival === Arrival.RESYNC) peer.controller.reset();
       if (arrival === Arrival.ON_TIME || arrival === Arrival.RESYNC) {
         const transitUs = (nowUs() - h.captureTimeUs) | 0; // both clocks are wall clocks; wraps at 2^32 µs
-        peer.latency.add(transitUs / 1000 + peer.writer.lastAhead * QUANTUM_MS);
+        const margin = peer.writer.lastMarginFrames / QUANTUM_FRAMES;
+        peer.latency.add(transitUs / 1000 + margin * QUANTUM_MS);
+        peer.ifdv.add(h.sequence, arrivalMs, h.captureTimeUs / 1000);
+      }
+      if (this.trace) this.trace.add(peer.id, h.sequence, arrivalMs, h.captureTimeUs / 1000);
+      if (arrival === Arrival.ON_TIME || arrival === Arrival.RESYNC) {
         if (this.tap) {
           const offset = this.play.samples(peer.writer.peer, slotOf(h.sequence));
           this.tap.log(peer.id).record(h.sequence, decodedHash(this.play.f32, offset, h.channels, (h.flags & FLAG.SILENT) !== 0));
@@ -210,11 +319,105 @@ class NetWorker {
     peer.rejectedBy[why]!++;
   }
 
+  private sendControl(peer: RemotePeer, kind: ControlKind, id: number, time: number): void {
+    if (peer.channel.readyState !== 'open') return;
+    const n = encodeControl(this.controlView, kind, id, time);
+    peer.channel.send(this.control.subarray(0, n));
+  }
+
+  private onControl(peer: RemotePeer, h: PacketHeader): void {
+    switch (h.control) {
+      case ControlKind.PING:
+        this.sendControl(peer, ControlKind.PONG, h.controlId, h.controlTime);
+        return;
+      case ControlKind.PONG:
+        if (h.controlId === peer.pingId) peer.rttMs = (((nowUs() >>> 0) - h.controlTime) >>> 0) / 1000;
+        return;
+      case ControlKind.ECHO_ON:
+        peer.echo = true;
+        return;
+      case ControlKind.ECHO_OFF:
+        peer.echo = false;
+        return;
+    }
+  }
+
+  /** One of our own packets, echoed by the peer: look for the loopback marker in it. */
+  private onEcho(peer: RemotePeer, h: PacketHeader, view: DataView): void {
+    if (!peer.loopback || h.streamId !== this.streamId || h.sequence !== peer.markerSeq) return;
+    if ((h.flags & FLAG.SILENT) !== 0) return;
+    const stride = h.channels * 2;
+    for (let f = 0; f < MARKER_PCM.length; f++) {
+      if (view.getInt16(HEADER.SIZE + f * stride, true) !== MARKER_PCM[f]) return;
+    }
+    peer.loopbackRttMs = Math.round(((nowUs() - peer.markerUs) / 1000) * 100) / 100;
+    peer.markerSeq = -1;
+  }
+
+  /** 10 Hz: each peer's depth controller sets its target depth and playout rate. */
+  private steer(): void {
+    const now = performance.now();
+    for (const p of this.peerList) {
+      const w = p.writer;
+      if (w.counters.resyncs !== p.lastResyncs) {
+        p.lastResyncs = w.counters.resyncs;
+        p.controller.reset();
+      }
+      for (let low = w.nextFillWindow(); low !== null; low = w.nextFillWindow()) p.controller.onWindow(low / QUANTUM_FRAMES);
+      p.controller.update(now, w.counters.late + w.playCounter(PEER_I32.UNDERRUNS));
+      if (p.controller.target !== w.depthTarget) w.setDepth(p.controller.target);
+      w.setRate(p.controller.rate);
+    }
+  }
+
+  /** 1 Hz: ping every peer (channel RTT), and inject a loopback marker if any peer echoes for us. */
+  private ping(): void {
+    const t = nowUs() >>> 0;
+    let inject = false;
+    for (const p of this.peerList) {
+      p.pingId = (p.pingId + 1) >>> 0;
+      this.sendControl(p, ControlKind.PING, p.pingId, t);
+      if (p.loopback) inject = true;
+    }
+    if (inject) Atomics.store(this.cap.i32, CAP_I32.INJECT, 1);
+  }
+
   // ---- control -----------------------------------------------------------------------------
 
-  setDepth(depth: number): void {
+  setDepth(depth: number, adaptive: boolean): void {
     this.depth = clampDepth(depth);
-    for (const p of this.peers.values()) p.writer.setDepth(this.depth);
+    this.adaptive = adaptive;
+    for (const p of this.peers.values()) {
+      p.controller.setDepth(this.depth, adaptive);
+      p.writer.setDepth(p.controller.target);
+    }
+  }
+
+  setRedundancy(frames: number): void {
+    this.redundancy.frames = Math.max(0, Math.min(MAX_REDUNDANCY, Math.round(frames)));
+  }
+
+  setLoopback(peerId: string, enabled: boolean): void {
+    const p = this.peers.get(peerId);
+    if (!p) return;
+    p.loopback = enabled;
+    p.markerSeq = -1;
+    if (!enabled) p.loopbackRttMs = null;
+    this.sendControl(p, enabled ? ControlKind.ECHO_ON : ControlKind.ECHO_OFF, 0, 0);
+  }
+
+  setTrace(enabled: boolean): void {
+    this.trace = enabled ? new ArrivalTrace() : this.trace?.stop() ?? null;
+  }
+
+  sendTrace(): void {
+    const t = this.trace;
+    if (!t) {
+      post({ type: 'trace', peers: [], peer: new Uint8Array(0), seq: new Uint32Array(0), arrivalMs: new Float64Array(0), captureMs: new Float64Array(0) });
+      return;
+    }
+    const m = t.snapshot();
+    self.postMessage({ type: 'trace', ...m } satisfies FromWorker, [m.peer.buffer, m.seq.buffer, m.arrivalMs.buffer, m.captureMs.buffer]);
   }
 
   setPeerMix(peerId: string, gain: number, muted: boolean): void {
@@ -225,6 +428,7 @@ class NetWorker {
   }
 
   setSend(channels: 1 | 2, muted: boolean): void {
+    if (channels !== this.channels) this.redundancy.reset();
     this.channels = channels;
     this.sendMuted = muted;
   }
@@ -235,7 +439,7 @@ class NetWorker {
 
   stop(): void {
     this.stopped = true;
-    clearInterval(this.statsTimer);
+    for (const t of this.timers) clearInterval(t);
     for (const id of [...this.peers.keys()]) this.removePeer(id, 'stopped');
   }
 
@@ -255,6 +459,10 @@ class NetWorker {
       const w = p.writer;
       const c = w.counters;
       const missed = w.playCounter(PEER_I32.MISSED);
+      const lost = Math.max(0, missed - c.late);
+      const expected = Math.max(1, c.received + c.recovered + c.late + lost);
+      const pct = (n: number) => Math.round((n / expected) * 100_000) / 1000;
+      const fill = p.controller.fill(23); // ≈ the last second of 43 ms windows
       peers.push({
         peerId: p.id,
         slot: w.peer,
@@ -263,7 +471,7 @@ class NetWorker {
         late: c.late,
         // A missed playout slot is either a frame that came late or one that never came.
         // (Stragglers of a replaced stream are counted `stale`, not late, so they do not hide losses.)
-        lost: Math.max(0, missed - c.late),
+        lost,
         stale: c.stale,
         duplicates: c.duplicates,
         rejected: p.rejected,
@@ -271,12 +479,26 @@ class NetWorker {
         resyncs: c.resyncs,
         played: w.playCounter(PEER_I32.PLAYED),
         missed,
-        depth: w.playCounter(PEER_I32.DEPTH),
+        concealed: w.playCounter(PEER_I32.CONCEALED),
+        recovered: c.recovered,
+        underruns: w.playCounter(PEER_I32.UNDERRUNS),
+        depth: p.controller.target,
+        fill: { avg: round2(fill.avg), min: round2(fill.min), target: p.controller.target },
+        percent: { late: pct(c.late), lost: pct(lost), duplicates: pct(c.duplicates), rejected: pct(p.rejected) },
+        rttMs: p.rttMs,
+        ifdvMs: p.ifdv.summary(),
+        kbpsIn: Math.round((p.bytesIn * 8) / seconds / 1000),
+        driftPpm: Math.round(p.controller.drift * 1e6),
+        rate: Math.round(p.controller.rate * 1e6) / 1e6,
+        bufferedAmount: p.channel.readyState === 'open' ? p.channel.bufferedAmount : 0,
+        loopbackRttMs: p.loopback ? p.loopbackRttMs : null,
         latencyMs: p.latency.summary(),
         framesPerSecond: Math.round((c.received - p.lastReceived) / seconds),
       });
       p.lastReceived = c.received;
+      p.bytesIn = 0;
       p.latency.reset();
+      p.ifdv.reset();
     }
     post({
       type: 'stats',
@@ -284,11 +506,20 @@ class NetWorker {
       sendFramesPerSecond: Math.round((this.sent - this.lastSent) / seconds),
       captureOverflows: Atomics.load(this.cap.i32, CAP_I32.OVERFLOWS),
       workerCpuMsPerSecond: Math.round((this.busyMs / seconds) * 100) / 100,
+      kbpsOut: this.peerList.length ? Math.round((this.bytesOut * 8) / this.peerList.length / seconds / 1000) : 0,
+      redundancy: this.redundancy.frames,
+      adaptive: this.adaptive,
+      traceFrames: this.trace?.length ?? 0,
       peers,
     });
     this.lastSent = this.sent;
+    this.bytesOut = 0;
     this.busyMs = 0;
   }
+}
+
+function round2(x: number): number {
+  return Math.round(x * 100) / 100;
 }
 
 function post(msg: FromWorker): void {
@@ -319,7 +550,19 @@ self.onmessage = (ev: MessageEvent<ToWorker>) => {
       worker!.setPeerMix(msg.peerId, msg.gain, msg.muted);
       break;
     case 'set-depth':
-      worker!.setDepth(msg.depth);
+      worker!.setDepth(msg.depth, msg.adaptive);
+      break;
+    case 'set-redundancy':
+      worker!.setRedundancy(msg.frames);
+      break;
+    case 'set-loopback':
+      worker!.setLoopback(msg.peerId, msg.enabled);
+      break;
+    case 'set-trace':
+      worker!.setTrace(msg.enabled);
+      break;
+    case 'get-trace':
+      worker!.sendTrace();
       break;
     case 'set-send':
       worker!.setSend(msg.channels, msg.muted);

@@ -1,7 +1,7 @@
 // Capture AudioWorkletProcessor (audio rendering thread): copies every 128-frame input quantum,
 // as stereo interleaved floats, into the ringbuf.js capture ring and wakes the network worker.
 
-import { METER_DECAY_PER_QUANTUM as METER_DECAY, QUANTUM_FRAMES, QUANTUM_SAMPLES } from '../src/shared/constants.ts';
+import { LOOPBACK_MARKER, METER_DECAY_PER_QUANTUM as METER_DECAY, QUANTUM_FRAMES, QUANTUM_SAMPLES } from '../src/shared/constants.ts';
 import { CAP_F32, CAP_I32, CaptureViews } from '../src/shared/memory-layout.ts';
 import { CAPTURE_PROCESSOR, type CaptureProcessorOptions } from '../src/shared/worklet-options.ts';
 
@@ -38,8 +38,14 @@ class CaptureProcessor extends AudioWorkletProcessor {
       this.views.f32[CAP_F32.PEAK] = this.peak;
     }
     const i32 = this.views.i32;
+    // Peer loopback: the worker asked for an impulse; stamp the marker over this quantum's start.
+    const inject = Atomics.load(i32, CAP_I32.INJECT) === 1;
+    if (inject) {
+      for (let f = 0; f < LOOPBACK_MARKER.length; f++) frame[2 * f] = frame[2 * f + 1] = LOOPBACK_MARKER[f]!;
+    }
     if (this.views.ring.available_write() >= QUANTUM_SAMPLES) {
       this.views.ring.push(frame, QUANTUM_SAMPLES);
+      if (inject) Atomics.compareExchange(i32, CAP_I32.INJECT, 1, 0);
       // Publish after the push, then wake the worker parked in Atomics.waitAsync on WAKE.
       Atomics.add(i32, CAP_I32.WAKE, 1);
       Atomics.notify(i32, CAP_I32.WAKE);

@@ -1,25 +1,58 @@
-// Playback-worklet side of the de-jitter rings: each render quantum, plays every active peer's
-// frame for its cursor (or silence), applies per-peer gain and mute, sums, and publishes
-// counters and meters. Real-time code: all state is preallocated, render() allocates nothing.
+// Playback-worklet side of the de-jitter rings: each render quantum, takes every active peer's
+// frames from its ring into a small FIFO (concealing what is missing), plays the FIFO at the rate
+// the network worker steers (drift compensation, click-free depth changes), applies per-peer gain
+// and mute, sums, and publishes counters and meters. Real-time code: all state is preallocated,
+// render() allocates nothing.
 // Imported by worklets/playback.worklet.ts; unit-tested in Node.
 
-import { MAX_PEERS, METER_DECAY_PER_QUANTUM as METER_DECAY, QUANTUM_FRAMES } from '../src/shared/constants.ts';
-import { PEER_F32, PEER_I32, PLAY_F32, PLAY_I32, PeerState, PlaybackViews, slotOf } from '../src/shared/memory-layout.ts';
+import { MAX_PEERS, MAX_RATE_DEVIATION, METER_DECAY_PER_QUANTUM as METER_DECAY, QUANTUM_FRAMES } from '../src/shared/constants.ts';
+import { FILL_RING, FILL_WINDOW, PEER_F32, PEER_I32, PLAY_F32, PLAY_I32, PeerState, PlaybackViews, slotOf } from '../src/shared/memory-layout.ts';
 import { seqDiff } from '../src/shared/seq.ts';
+import { Concealer, PLC_FADE_QUANTA, PLC_WINDOW } from './plc.ts';
+import { HALF, SincTable } from './resampler.ts';
+
+/** Per-peer playout FIFO, in frames: history for concealment and the resampler, plus what is being played. */
+const FIFO_FRAMES = 2048;
+/** History kept before the read position when the FIFO is compacted. */
+const KEEP = PLC_WINDOW + HALF;
+/** Burg fits allowed per render quantum across all peers: bounds the worst case (everyone loses at once). */
+const MAX_FITS_PER_QUANTUM = 4;
+/** Per-quantum slew of the applied rate toward the controller's (time constant ≈ 32 quanta = 85 ms). */
+const RATE_SLEW = 1 / 32;
 
 export class Mixer {
   private readonly cursor = new Uint32Array(MAX_PEERS);
   private readonly first = new Uint32Array(MAX_PEERS);
   private readonly ackGen = new Int32Array(MAX_PEERS);
-  private readonly depth = new Int32Array(MAX_PEERS);
   private readonly started = new Uint8Array(MAX_PEERS);
+  /** After a gap longer than the concealment fade: wait (silent) until the target depth is buffered again. */
+  private readonly outage = new Uint8Array(MAX_PEERS);
   private readonly lastGain = new Float32Array(MAX_PEERS);
+  /** Read position in the FIFO (fractional frames) and write position (frames). */
+  private readonly rd = new Float64Array(MAX_PEERS);
+  private readonly wr = new Int32Array(MAX_PEERS);
+  private readonly rate = new Float64Array(MAX_PEERS);
+  /** Lowest fill of the current window (frames) and quanta rendered in it. */
+  private readonly fillMin = new Float64Array(MAX_PEERS);
+  private readonly fillQuanta = new Int32Array(MAX_PEERS);
+  private readonly fillCount = new Int32Array(MAX_PEERS);
+  private readonly fifo: Float32Array[] = [];
+  private readonly plc: Concealer[] = [];
+  private readonly sinc = new SincTable();
+  private fitsLeft = 0;
   private masterPeak = 0;
   private clipped = 0;
   private quanta = 0;
 
   constructor(private readonly v: PlaybackViews) {
-    for (let p = 0; p < MAX_PEERS; p++) this.ackGen[p] = Atomics.load(v.i32, v.peerI32(p, PEER_I32.RESYNC_GEN));
+    const store = new Float32Array(MAX_PEERS * FIFO_FRAMES * 2);
+    for (let p = 0; p < MAX_PEERS; p++) {
+      this.ackGen[p] = Atomics.load(v.i32, v.peerI32(p, PEER_I32.RESYNC_GEN));
+      this.fifo.push(store.subarray(p * FIFO_FRAMES * 2, (p + 1) * FIFO_FRAMES * 2));
+      this.plc.push(new Concealer());
+    }
+    this.rate.fill(1);
+    this.fillMin.fill(Infinity);
   }
 
   /** Render one quantum into `outL`/`outR` (QUANTUM_FRAMES each); `outR` may equal `outL` for mono output. */
@@ -29,6 +62,7 @@ export class Mixer {
     const f32 = v.f32;
     outL.fill(0);
     if (outR !== outL) outR.fill(0);
+    this.fitsLeft = MAX_FITS_PER_QUANTUM;
     for (let p = 0; p < MAX_PEERS; p++) {
       const stateIdx = v.peerI32(p, PEER_I32.STATE);
       const state = Atomics.load(i32, stateIdx);
@@ -37,6 +71,7 @@ export class Mixer {
         this.started[p] = 0;
         this.ackGen[p] = Atomics.load(i32, v.peerI32(p, PEER_I32.RESYNC_GEN));
         this.lastGain[p] = 0;
+        this.rate[p] = 1;
         f32[v.peerF32(p, PEER_F32.PEAK)] = 0;
         Atomics.compareExchange(i32, stateIdx, PeerState.CLOSING, PeerState.FREE);
         continue;
@@ -44,61 +79,127 @@ export class Mixer {
       this.adoptResync(p);
       if (this.started[p] === 0) continue;
 
-      // Walk the applied depth one quantum at a time toward the target.
-      const target = Atomics.load(i32, v.peerI32(p, PEER_I32.TARGET_DEPTH));
-      if (target > this.depth[p]!) {
-        this.depth[p]!++;
-        Atomics.store(i32, v.peerI32(p, PEER_I32.DEPTH), this.depth[p]!);
-        continue; // hold: the cursor waits one quantum, so every later frame plays one quantum later
-      }
-      let cursor = this.cursor[p]!;
-      if (target < this.depth[p]!) {
-        this.depth[p]!--;
-        Atomics.store(i32, v.peerI32(p, PEER_I32.DEPTH), this.depth[p]!);
-        // Drop the frame under the cursor. Mark it taken only if it is really there: a frame that
-        // arrives after its slot was skipped is late, not a duplicate.
-        const skippedSlot = slotOf(cursor);
-        if (Atomics.load(i32, v.tag(p, skippedSlot)) === (cursor | 0)) Atomics.store(i32, v.taken(p, skippedSlot), cursor | 0);
-        Atomics.add(i32, v.peerI32(p, PEER_I32.SKIPPED), 1);
-        cursor = (cursor + 1) >>> 0;
-      }
+      // Rate steering: slew toward the controller's rate, clamped (a bad value cannot run away).
+      let target = f32[v.peerF32(p, PEER_F32.RATE)]!;
+      if (!(target >= 1 - MAX_RATE_DEVIATION)) target = 1 - MAX_RATE_DEVIATION;
+      else if (target > 1 + MAX_RATE_DEVIATION) target = 1 + MAX_RATE_DEVIATION;
+      let r = this.rate[p]!;
+      r += (target - r) * RATE_SLEW;
+      if (Math.abs(r - 1) < 1e-7 && target === 1) r = 1; // settle exactly: bit-exact playout again
+      this.rate[p] = r;
 
-      const slot = slotOf(cursor);
+      // Take frames from the ring until the kernel has what the last output frame needs.
+      const fifo = this.fifo[p]!;
+      let rd = this.rd[p]!;
+      while (Math.floor(rd + (QUANTUM_FRAMES - 1) * r) + HALF >= this.wr[p]!) this.pull(p, fifo);
+
       const gainTarget = Atomics.load(i32, v.peerI32(p, PEER_I32.MUTED)) !== 0 ? 0 : f32[v.peerF32(p, PEER_F32.GAIN)]!;
-      if (Atomics.load(i32, v.tag(p, slot)) === (cursor | 0)) {
-        // The tag load above makes the worker's sample writes visible (it stored the tag after them).
-        let g = this.lastGain[p]!;
-        const step = (gainTarget - g) / QUANTUM_FRAMES;
-        let base = v.samples(p, slot);
-        let peak = 0;
-        for (let f = 0; f < QUANTUM_FRAMES; f++) {
-          g += step;
-          const l = f32[base]! * g;
-          const r = f32[base + 1]! * g;
-          base += 2;
-          outL[f]! += l;
-          if (outR !== outL) outR[f]! += r;
-          else outL[f]! += r;
-          const a = l > 0 ? l : -l;
-          const b = r > 0 ? r : -r;
-          if (a > peak) peak = a;
-          if (b > peak) peak = b;
-        }
-        Atomics.store(i32, v.taken(p, slot), cursor | 0);
-        Atomics.add(i32, v.peerI32(p, PEER_I32.PLAYED), 1);
-        const pk = v.peerF32(p, PEER_F32.PEAK);
-        f32[pk] = Math.max(peak, f32[pk]! * METER_DECAY);
-      } else {
-        if (seqDiff(cursor, this.first[p]!) >= 0) Atomics.add(i32, v.peerI32(p, PEER_I32.MISSED), 1);
-        const pk = v.peerF32(p, PEER_F32.PEAK);
-        f32[pk] = f32[pk]! * METER_DECAY;
+      let g = this.lastGain[p]!;
+      const step = (gainTarget - g) / QUANTUM_FRAMES;
+      let peak = 0;
+      const sinc = this.sinc;
+      for (let f = 0; f < QUANTUM_FRAMES; f++) {
+        g += step;
+        const x = rd + f * r;
+        const l = sinc.interpolate(fifo, x, 0) * g;
+        const rr = sinc.interpolate(fifo, x, 1) * g;
+        outL[f]! += l;
+        if (outR !== outL) outR[f]! += rr;
+        else outL[f]! += rr;
+        const a = l > 0 ? l : -l;
+        const b = rr > 0 ? rr : -rr;
+        if (a > peak) peak = a;
+        if (b > peak) peak = b;
       }
       this.lastGain[p] = gainTarget;
-      cursor = (cursor + 1) >>> 0;
-      this.cursor[p] = cursor;
-      Atomics.store(i32, v.peerI32(p, PEER_I32.CURSOR), cursor | 0);
+      rd += QUANTUM_FRAMES * r;
+      // Compact: keep KEEP frames of history before the read position.
+      if (this.wr[p]! + 3 * QUANTUM_FRAMES > FIFO_FRAMES) {
+        const shift = Math.floor(rd) - KEEP;
+        fifo.copyWithin(0, 2 * shift, 2 * this.wr[p]!);
+        rd -= shift;
+        this.wr[p] = this.wr[p]! - shift;
+      }
+      this.rd[p] = rd;
+      const pk = v.peerF32(p, PEER_F32.PEAK);
+      f32[pk] = Math.max(peak, f32[pk]! * METER_DECAY);
+      // Publish where playout is, in frames of the sender's stream (see PEER_I32.PLAY_POS).
+      const pending = Math.round(this.wr[p]! - rd);
+      Atomics.store(i32, v.peerI32(p, PEER_I32.PLAY_POS), (Math.imul(this.cursor[p]!, QUANTUM_FRAMES) - pending) | 0);
+      // Fill right after consuming is the low point of the cycle; publish each window's minimum.
+      const newest = Atomics.load(i32, v.peerI32(p, PEER_I32.NEWEST)) >>> 0;
+      const fill = (seqDiff(newest, this.cursor[p]!) + 1) * QUANTUM_FRAMES + pending;
+      if (fill < this.fillMin[p]!) this.fillMin[p] = fill;
+      if (++this.fillQuanta[p]! >= FILL_WINDOW) {
+        const n = this.fillCount[p]!;
+        Atomics.store(i32, v.peerI32(p, PEER_I32.FILL_MIN + (n % FILL_RING)), Math.round(this.fillMin[p]!));
+        this.fillCount[p] = n + 1;
+        Atomics.store(i32, v.peerI32(p, PEER_I32.FILL_COUNT), n + 1);
+        this.fillQuanta[p] = 0;
+        this.fillMin[p] = Infinity;
+      }
     }
     this.finishMaster(outL, outR);
+  }
+
+  /**
+   * Append one quantum at the FIFO's write position: the frame for the cursor if it is there;
+   * otherwise concealment, and the cursor moves on only if something newer has arrived (the frame
+   * is lost or late). If nothing newer has, the buffer ran dry: conceal and wait (an underrun, which
+   * adds one quantum of delay instead of making the next frames late).
+   */
+  private pull(p: number, fifo: Float32Array): void {
+    const v = this.v;
+    const i32 = v.i32;
+    const cur = this.cursor[p]!;
+    const at = this.wr[p]!;
+    const plc = this.plc[p]!;
+    this.wr[p] = at + QUANTUM_FRAMES;
+    if (seqDiff(cur, this.first[p]!) < 0) {
+      // Before the stream's first frame (the initial depth): silence, nothing is missing.
+      fifo.fill(0, 2 * at, 2 * (at + QUANTUM_FRAMES));
+      this.cursor[p] = (cur + 1) >>> 0;
+      Atomics.store(i32, v.peerI32(p, PEER_I32.CURSOR), (cur + 1) | 0);
+      return;
+    }
+    const slot = slotOf(cur);
+    if (Atomics.load(i32, v.tag(p, slot)) === (cur | 0)) {
+      // The tag load above makes the worker's sample writes visible (it stored the tag after them).
+      const src = v.samples(p, slot);
+      const f32 = v.f32;
+      const o = 2 * at;
+      for (let i = 0; i < QUANTUM_FRAMES * 2; i++) fifo[o + i] = f32[src + i]!;
+      Atomics.store(i32, v.taken(p, slot), cur | 0);
+      Atomics.add(i32, v.peerI32(p, PEER_I32.PLAYED), 1);
+      plc.recover(fifo, at);
+      this.outage[p] = 0;
+      this.cursor[p] = (cur + 1) >>> 0;
+      Atomics.store(i32, v.peerI32(p, PEER_I32.CURSOR), (cur + 1) | 0);
+      return;
+    }
+    const ahead = seqDiff(Atomics.load(i32, v.peerI32(p, PEER_I32.NEWEST)) >>> 0, cur);
+    if (this.outage[p] !== 0) {
+      // Rebuffer after an outage: stay silent until the target depth has arrived again.
+      const target = Atomics.load(i32, v.peerI32(p, PEER_I32.TARGET_DEPTH));
+      if (ahead + 1 < target) {
+        fifo.fill(0, 2 * at, 2 * (at + QUANTUM_FRAMES));
+        Atomics.add(i32, v.peerI32(p, PEER_I32.UNDERRUNS), 1);
+        return;
+      }
+      this.outage[p] = 0;
+    }
+    const fit = plc.run === 0 && this.fitsLeft > 0;
+    if (fit) this.fitsLeft--;
+    plc.conceal(fifo, at, QUANTUM_FRAMES, at, fit);
+    if (plc.run <= PLC_FADE_QUANTA) Atomics.add(i32, v.peerI32(p, PEER_I32.CONCEALED), 1);
+    if (ahead > 0) {
+      Atomics.add(i32, v.peerI32(p, PEER_I32.MISSED), 1);
+      this.cursor[p] = (cur + 1) >>> 0;
+      Atomics.store(i32, v.peerI32(p, PEER_I32.CURSOR), (cur + 1) | 0);
+    } else {
+      Atomics.add(i32, v.peerI32(p, PEER_I32.UNDERRUNS), 1);
+      if (plc.run > PLC_FADE_QUANTA) this.outage[p] = 1;
+    }
   }
 
   /**
@@ -112,16 +213,34 @@ export class Mixer {
     const genIdx = v.peerI32(p, PEER_I32.RESYNC_GEN);
     const gen = Atomics.load(i32, genIdx);
     if (gen === this.ackGen[p] || (gen & 1) !== 0) return;
-    const cursor = Atomics.load(i32, v.peerI32(p, PEER_I32.RESYNC_CURSOR)) >>> 0;
-    const first = Atomics.load(i32, v.peerI32(p, PEER_I32.RESYNC_FIRST)) >>> 0;
+    let cursor = Atomics.load(i32, v.peerI32(p, PEER_I32.RESYNC_CURSOR)) >>> 0;
+    let first = Atomics.load(i32, v.peerI32(p, PEER_I32.RESYNC_FIRST)) >>> 0;
     if (Atomics.load(i32, genIdx) !== gen) return;
+    // Adopted late (e.g. while this thread was starting up) and frames have piled up beyond the
+    // target: start at the target depth behind the newest frame instead, and skip the older
+    // frames of this brand-new timeline, which nobody has heard yet.
+    const depth = Atomics.load(i32, v.peerI32(p, PEER_I32.TARGET_DEPTH));
+    const newest = Atomics.load(i32, v.peerI32(p, PEER_I32.NEWEST)) >>> 0;
+    if (seqDiff(newest, cursor) > depth && seqDiff(newest, first) >= 0 && seqDiff(newest, first) < 64) {
+      cursor = (newest - depth + 1) >>> 0;
+      if (seqDiff(cursor, first) > 0) first = cursor;
+    }
     this.cursor[p] = cursor;
     this.first[p] = first;
-    this.depth[p] = seqDiff(first, cursor);
     this.started[p] = 1;
+    this.outage[p] = 0;
     this.ackGen[p] = gen;
-    Atomics.store(i32, v.peerI32(p, PEER_I32.DEPTH), this.depth[p]!);
+    // A fresh FIFO: silent history, the read position HALF frames behind the write position
+    // (the interpolation kernel's look-ahead: 0.17 ms).
+    this.fifo[p]!.fill(0, 0, 2 * KEEP);
+    this.wr[p] = KEEP;
+    this.rd[p] = KEEP - HALF;
+    this.plc[p]!.reset();
+    this.fillQuanta[p] = 0;
+    this.fillMin[p] = Infinity;
+    this.fillCount[p] = Atomics.load(i32, v.peerI32(p, PEER_I32.FILL_COUNT));
     Atomics.store(i32, v.peerI32(p, PEER_I32.CURSOR), cursor | 0);
+    Atomics.store(i32, v.peerI32(p, PEER_I32.PLAY_POS), (Math.imul(cursor, QUANTUM_FRAMES) - HALF) | 0);
     Atomics.store(i32, v.peerI32(p, PEER_I32.ACK_GEN), gen);
   }
 

@@ -2,7 +2,7 @@
 // AudioContext with the capture and playback worklets, and starts the network worker over shared
 // memory. After start() the page only sends control messages; it never sees an audio frame.
 
-import { DEFAULT_DEPTH, SAMPLE_RATE } from '../shared/constants.ts';
+import { DEFAULT_DEPTH, DEFAULT_REDUNDANCY, SAMPLE_RATE } from '../shared/constants.ts';
 import { CAP_F32, PEER_F32, PLAY_F32, PLAY_I32, PlaybackViews, captureMeterView, createCaptureMemory, createPlaybackMemory } from '../shared/memory-layout.ts';
 import type { TestOptions } from '../shared/worker-protocol.ts';
 import { CAPTURE_PROCESSOR, PLAYBACK_PROCESSOR, type CaptureProcessorOptions, type PlaybackProcessorOptions } from '../shared/worklet-options.ts';
@@ -15,9 +15,9 @@ import { StatsRecorder } from './stats-recorder.ts';
 export interface EngineOptions {
   channels: 1 | 2;
   depth?: number;
-  /** Let the worker choose the depth from measured jitter (default true); `depth` is then only the start. */
+  /** Adaptive jitter depth (default on); `depth` is then only the starting point. */
   adaptive?: boolean;
-  /** Redundant frames per packet, 0..3 (default 0). */
+  /** Redundant frames per packet (0..3, default DEFAULT_REDUNDANCY). */
   redundancy?: number;
   test?: TestOptions;
 }
@@ -77,7 +77,15 @@ export class AudioEngine {
 
     const capture = createCaptureMemory();
     const playbackSab = createPlaybackMemory();
-    const net = new NetBridge({ capture, playback: playbackSab, channels: opts.channels, depth: opts.depth ?? DEFAULT_DEPTH, adaptive: opts.adaptive ?? true, redundancy: opts.redundancy ?? 0, ...(opts.test ? { test: opts.test } : {}) });
+    const net = new NetBridge({
+      capture,
+      playback: playbackSab,
+      channels: opts.channels,
+      depth: opts.depth ?? DEFAULT_DEPTH,
+      adaptive: opts.adaptive ?? true,
+      redundancy: opts.redundancy ?? DEFAULT_REDUNDANCY,
+      ...(opts.test ? { test: opts.test } : {}),
+    });
     await net.ready;
 
     const source = context.createMediaStreamSource(stream);

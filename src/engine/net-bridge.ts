@@ -50,7 +50,7 @@ export class NetBridge {
     this.post({ type: 'set-peer-mix', peerId, gain, muted });
   }
   /** Manual jitter depth in quanta (`adaptive` false), or hand the choice back to the worker (`adaptive` true). */
-  setDepth(depth: number, adaptive = false): void {
+  setDepth(depth: number, adaptive: boolean): void {
     this.post({ type: 'set-depth', depth, adaptive });
   }
   /** Redundant frames per outgoing packet (0..3). */

@@ -32,3 +32,21 @@ export function clampDepth(depth: number): number {
   if (!Number.isFinite(depth)) return DEFAULT_DEPTH;
   return Math.min(MAX_DEPTH, Math.max(MIN_DEPTH, Math.round(depth)));
 }
+
+/** Playout-rate steering limit (±0.5 % ≈ ±8.6 cents while it lasts): drift and depth changes never click. */
+export const MAX_RATE_DEVIATION = 0.005;
+
+/** Redundant previous frames a packet may carry (a room setting, 0..MAX_REDUNDANCY). */
+export const MAX_REDUNDANCY = 3;
+/**
+ * One redundant frame by default: a stereo packet with one extra frame (1038 bytes) still fits one
+ * SCTP chunk in a 1200-byte datagram, so it costs bandwidth but not extra fragments. See BENCHMARKS.md.
+ */
+export const DEFAULT_REDUNDANCY = 1;
+
+/**
+ * The peer-loopback impulse: the capture worklet replaces the first LOOPBACK_MARKER.length frames
+ * of one quantum with this pattern (both sides), and the network worker recognises it, sample for
+ * sample after PCM16 quantisation, in the copy the peer echoes back.
+ */
+export const LOOPBACK_MARKER: readonly number[] = [0.75, -0.75, 0.5, -0.5, 0.75, 0.75, -0.75, -0.75, 0.25, -0.25, 0.625, -0.625, 0.75, -0.5, 0.5, -0.75];

@@ -22,6 +22,12 @@ export const CAP_I32 = {
   OVERFLOWS: 1,
   /** W cap: quanta rendered since start. R: diagnostics only (no reader yet). */
   QUANTA: 2,
+  /**
+   * Peer-loopback impulse request. W net: store 1 to ask for a marker. W cap: compareExchange 1→0
+   * when it has written LOOPBACK_MARKER into the quantum it pushes next (so the marker is in the
+   * ring before the 0 is visible). R net finds the marker by content, not by this flag.
+   */
+  INJECT: 3,
   SIZE: 4,
 } as const;
 
@@ -101,11 +107,17 @@ export const PEER_I32 = {
   RESYNC_GEN: 3,
   /** W play: the RESYNC_GEN it has adopted. R net (is a resync still pending?). */
   ACK_GEN: 4,
-  /** W play: next sequence to play, stored after each quantum. R net: "can be late"; moves back only at a resync. */
+  /**
+   * W play: next sequence to take from the ring, stored after each quantum. R net: a frame below it
+   * is late ("can be late": play may have moved on since). Moves back only at a resync.
+   */
   CURSOR: 5,
   /** W net: highest sequence written. R: diagnostics only (no reader yet). */
   NEWEST: 6,
-  /** W net: wanted depth in quanta (MIN_DEPTH..MAX_DEPTH). R play, which walks toward it 1/quantum. */
+  /**
+   * W net: wanted depth in quanta (MIN_DEPTH..MAX_DEPTH), adaptive or manual. R play, only to know
+   * how much to rebuffer after an outage; in steady state net steers the depth through PEER_F32.RATE.
+   */
   TARGET_DEPTH: 7,
   /** W net: 1 = muted by the listener. R play. */
   MUTED: 8,
@@ -114,12 +126,31 @@ export const PEER_I32 = {
   PLAYED: 9,
   /** W play: playout slots whose frame was absent (lost or not yet arrived). R net. */
   MISSED: 10,
-  /** W play: frames dropped to lower the depth. R: diagnostics only (no reader yet). */
-  SKIPPED: 11,
-  /** W play: depth it currently applies. R net (→ stats). */
-  DEPTH: 12,
-  SIZE: 16,
+  /** W play: quanta synthesised by packet-loss concealment. R net (→ stats). */
+  CONCEALED: 11,
+  /** W play: quanta it waited (concealing) because nothing newer had arrived. R net (→ stats, adaptive depth). */
+  UNDERRUNS: 12,
+  /**
+   * W play (Atomics.store after each quantum): the stream position being played, in frames modulo
+   * 2^32 = cursor × 128 − frames already taken from the ring but not yet played. R net: a frame s
+   * arriving now has (s × 128 − PLAY_POS) | 0 frames of margin before it plays (its buffer fill).
+   */
+  PLAY_POS: 13,
+  /**
+   * W play (Atomics.store after writing the entry): windows published so far. Every FILL_WINDOW
+   * quanta play stores, in FILL_MIN[count % FILL_RING], the lowest buffer fill it saw in that window
+   * (frames from the read position through the newest frame that has arrived), then bumps this.
+   * R net at 10 Hz: reads the entries it has not seen (it falls behind only after FILL_RING windows).
+   */
+  FILL_COUNT: 14,
+  /** FILL_RING entries (see FILL_COUNT). W play, R net. */
+  FILL_MIN: 16,
+  SIZE: 24,
 } as const;
+
+/** Quanta per fill window (43 ms) and windows in the ring (340 ms: net reads at 10 Hz). */
+export const FILL_WINDOW = 16;
+export const FILL_RING = 8;
 
 /** Global Float32 fields. */
 export const PLAY_F32 = {
@@ -136,7 +167,13 @@ export const PEER_F32 = {
   GAIN: 0,
   /** W play: decaying peak of this peer after gain. R page. */
   PEAK: 1,
-  SIZE: 2,
+  /**
+   * W net: playout rate for this peer (1 = untouched; 1.001 plays 0.1 % faster, draining the
+   * buffer), the drift compensation and adaptive-depth controller's output, within 1 ± MAX_RATE_DEVIATION.
+   * R play, which slews toward it; a stale value only delays the correction.
+   */
+  RATE: 2,
+  SIZE: 4,
 } as const;
 
 const I32_PER_PEER = PEER_I32.SIZE + 2 * JITTER_SLOTS; // fields, TAG[], TAKEN[]

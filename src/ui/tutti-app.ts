@@ -3,10 +3,12 @@
 
 import { LitElement, html, nothing } from 'lit';
 import { customElement, state } from 'lit/decorators.js';
-import { DEFAULT_DEPTH, MAX_DEPTH, MIN_DEPTH, QUANTUM_MS } from '../shared/constants.ts';
+import { DEFAULT_DEPTH, DEFAULT_REDUNDANCY, MAX_DEPTH, MIN_DEPTH, QUANTUM_MS } from '../shared/constants.ts';
+import { payloadKbps as sendKbps } from '../shared/wire.ts';
 import type { PeerStats, StatsMessage } from '../shared/worker-protocol.ts';
 import { AudioEngine } from '../engine/audio-engine.ts';
 import { TuttiError } from '../engine/errors.ts';
+import { testOptionsFromUrl } from '../engine/test-options.ts';
 import { AudioMesh, type RemoteMember } from '../room/audio-mesh.ts';
 import { SignalingClient, type ConnectionState } from '../room/signaling-client.ts';
 import { appStyles } from './tutti-app-styles.ts';
@@ -34,6 +36,8 @@ export class TuttiApp extends LitElement {
   @state() private name = localStorage.getItem('tutti.name') ?? '';
   @state() private channels: 1 | 2 = 2;
   @state() private depth = DEFAULT_DEPTH;
+  @state() private adaptive = true;
+  @state() private redundancy = DEFAULT_REDUNDANCY;
   @state() private selfMuted = false;
   @state() private masterGain = 1;
   @state() private members: RemoteMember[] = [];
@@ -76,7 +80,14 @@ export class TuttiApp extends LitElement {
     this.phase = 'joining';
     localStorage.setItem('tutti.name', name);
     try {
-      const engine = await AudioEngine.start({ channels: this.channels, depth: this.depth, ...(params.get('test') === 'tap' ? { test: { tap: true } } : {}) });
+      const test = testOptionsFromUrl(params);
+      const engine = await AudioEngine.start({
+        channels: this.channels,
+        depth: this.depth,
+        adaptive: this.adaptive,
+        redundancy: this.redundancy,
+        ...(test ? { test } : {}),
+      });
       const signaling = new SignalingClient(params.get('signal') ?? SignalingClient.defaultUrl());
       signaling.onstatechange = (s) => (this.signalingState = s);
       const mesh = new AudioMesh(signaling, engine.net, room, name, iceServersFromSettings());
@@ -84,7 +95,8 @@ export class TuttiApp extends LitElement {
       engine.net.on('stats', (s) => (this.stats = s));
       engine.net.on('error', (m) => (this.error = m));
       this.session = { engine, signaling, mesh };
-      history.replaceState(null, '', `?room=${encodeURIComponent(room)}${params.get('test') ? `&test=${params.get('test')}` : ''}`);
+      const keep = new URLSearchParams([...params].filter(([k]) => k !== 'room'));
+      history.replaceState(null, '', `?room=${encodeURIComponent(room)}${keep.size ? `&${keep}` : ''}`);
       this.phase = 'room';
     } catch (err) {
       this.error = err instanceof TuttiError ? err.message : `Could not start audio: ${err instanceof Error ? err.message : String(err)}`;
@@ -114,9 +126,15 @@ export class TuttiApp extends LitElement {
     this.session?.engine.net.setSend(channels, this.selfMuted);
   }
 
-  private setDepth(depth: number): void {
+  private setDepth(depth: number, adaptive: boolean): void {
     this.depth = depth;
-    this.session?.engine.net.setDepth(depth);
+    this.adaptive = adaptive;
+    this.session?.engine.net.setDepth(depth, adaptive);
+  }
+
+  private setRedundancy(frames: number): void {
+    this.redundancy = frames;
+    this.session?.engine.net.setRedundancy(frames);
   }
 
   private onPeerMix(e: CustomEvent<PeerMixDetail>): void {
@@ -173,9 +191,16 @@ export class TuttiApp extends LitElement {
           </div>
           <tutti-meter .read=${() => levels().self} label="Your input level"></tutti-meter>
           <div class="controls">
-            <label>Jitter buffer: ${this.depth} × ${QUANTUM_MS.toFixed(2)} ms = ${(this.depth * QUANTUM_MS).toFixed(1)} ms
-              <input type="range" name="depth" min=${MIN_DEPTH} max=${MAX_DEPTH} step="1" .value=${String(this.depth)}
-                @input=${(e: Event) => this.setDepth(Number((e.target as HTMLInputElement).value))} />
+            <label><input type="checkbox" name="adaptive" .checked=${this.adaptive}
+                @change=${(e: Event) => this.setDepth(this.depth, (e.target as HTMLInputElement).checked)} /> Automatic jitter buffer</label>
+            <label>Jitter buffer${this.adaptive ? ' (manual when automatic is off)' : ''}: ${this.depth} × ${QUANTUM_MS.toFixed(2)} ms = ${(this.depth * QUANTUM_MS).toFixed(1)} ms
+              <input type="range" name="depth" min=${MIN_DEPTH} max=${MAX_DEPTH} step="1" .value=${String(this.depth)} ?disabled=${this.adaptive}
+                @input=${(e: Event) => this.setDepth(Number((e.target as HTMLInputElement).value), false)} />
+            </label>
+            <label>Redundancy
+              <select name="redundancy" @change=${(e: Event) => this.setRedundancy(Number((e.target as HTMLSelectElement).value))}>
+                ${[0, 1, 2, 3].map((n) => html`<option value=${n} ?selected=${this.redundancy === n}>${n === 0 ? 'Off' : `${n} frame${n > 1 ? 's' : ''}`} · ${sendKbps(this.channels, n)} kbit/s per peer</option>`)}
+              </select>
             </label>
             <label>Output volume
               <input type="range" name="master" min="0" max="2" step="0.01" .value=${String(this.masterGain)}

@@ -2,10 +2,12 @@
 
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { JITTER_SLOTS, QUANTUM_FRAMES, QUANTUM_SAMPLES } from '../../src/shared/constants.ts';
+import { JITTER_SLOTS, MAX_REDUNDANCY, QUANTUM_FRAMES, QUANTUM_SAMPLES } from '../../src/shared/constants.ts';
 import { slotOf } from '../../src/shared/memory-layout.ts';
 import { seq32, seqAdd, seqDiff } from '../../src/shared/seq.ts';
 import {
+  CONTROL,
+  ControlKind,
   FLAG,
   HEADER,
   MAGIC_VERSION_BYTE,
@@ -15,10 +17,12 @@ import {
   SampleFormat,
   decodeHeader,
   decodeSamples,
+  encodeControl,
   encodePacket,
   floatToPcm16,
   newHeader,
   packetBytes,
+  RedundancyHistory,
 } from '../../src/shared/wire.ts';
 import type { PacketHeader } from '../../src/shared/wire.ts';
 import { mulberry32, randInt, testSeeds } from './prng.ts';
@@ -39,6 +43,9 @@ function testQuantum(): Float32Array {
   return q;
 }
 const SPECIAL_INTS = [32767, -32768, 32767, -32768, 8192, -8192, 32767, -32768, 32767, -32768, 1, -1];
+
+/** A plain stereo packet (no redundancy): header + 512 sample bytes. */
+const STEREO_BYTES = packetBytes(2, false);
 
 function freshPacket(): { bytes: Uint8Array; view: DataView } {
   const bytes = new Uint8Array(MAX_PACKET_BYTES + 8);
@@ -63,7 +70,7 @@ describe('wire format v1: encode → decodeHeader → decodeSamples', () => {
     const { bytes, view } = freshPacket();
     const len = encodePacket(bytes, view, src, 2, 0x1ab, 0xfffffffe, 2 ** 32 + 12345);
     assert.equal(len, HEADER.SIZE + QUANTUM_FRAMES * 2 * 2);
-    assert.equal(len, MAX_PACKET_BYTES);
+    assert.equal(len, STEREO_BYTES);
     assert.equal(len, packetBytes(2, false));
 
     // Raw header bytes.
@@ -81,6 +88,10 @@ describe('wire format v1: encode → decodeHeader → decodeSamples', () => {
     assert.equal(decodeHeader(pv, h), Reject.OK);
     assert.deepEqual(h, {
       flags: 0,
+      redundancy: 0,
+      control: 0,
+      controlId: 0,
+      controlTime: 0,
       streamId: 0xab,
       format: SampleFormat.PCM16,
       channels: 2,
@@ -182,7 +193,7 @@ describe('wire format v1: encode → decodeHeader → decodeSamples', () => {
     const src = new Float32Array(QUANTUM_SAMPLES);
     src[QUANTUM_SAMPLES - 1] = 1 / 32768;
     const { bytes, view } = freshPacket();
-    assert.equal(encodePacket(bytes, view, src, 2, 0, 0, 0), MAX_PACKET_BYTES);
+    assert.equal(encodePacket(bytes, view, src, 2, 0, 0, 0), STEREO_BYTES);
     assert.equal(bytes[HEADER.FLAGS], 0);
   });
 
@@ -209,12 +220,161 @@ describe('wire format v1: encode → decodeHeader → decodeSamples', () => {
     }
   });
 
-  test('header overhead is at most 3% of a 512-byte stereo payload', () => {
+  test('header overhead is at most 3% of a 512-byte stereo payload; sizes with redundancy', () => {
     const payload = QUANTUM_FRAMES * 2 * 2;
     assert.equal(payload, 512);
     assert.equal(HEADER.SIZE, 14);
     assert.ok(HEADER.SIZE / payload <= 0.03, `overhead ${((100 * HEADER.SIZE) / payload).toFixed(2)}%`);
-    assert.equal(MAX_PACKET_BYTES, 526);
+    assert.equal(STEREO_BYTES, 526);
+    assert.deepEqual([0, 1, 2, 3].map((r) => packetBytes(2, false, r)), [526, 1038, 1550, 2062]);
+    assert.deepEqual([0, 1, 2, 3].map((r) => packetBytes(1, false, r)), [270, 526, 782, 1038]);
+    assert.equal(MAX_PACKET_BYTES, packetBytes(2, false, MAX_REDUNDANCY));
+    assert.equal(MAX_REDUNDANCY, 3);
+  });
+});
+
+describe('redundancy: previous quanta carried after the current one (flags bits 4–5)', () => {
+  /** A distinct non-silent quantum per index: two seeded sines plus noise. */
+  function quantumFor(rng: () => number, i: number): Float32Array {
+    const q = new Float32Array(QUANTUM_SAMPLES);
+    for (let f = 0; f < QUANTUM_FRAMES; f++) {
+      q[2 * f] = 0.4 * Math.sin((2 * Math.PI * (f + 128 * i)) / (20 + i)) + 0.05 * (rng() - 0.5);
+      q[2 * f + 1] = 0.3 * Math.cos((2 * Math.PI * (f + 128 * i)) / (33 + i)) + 0.05 * (rng() - 0.5);
+    }
+    return q;
+  }
+  const decoded = (bytes: Uint8Array, len: number, index: number): { h: PacketHeader; dst: Float32Array } => {
+    const h = newHeader();
+    const view = packetView(bytes, len);
+    assert.equal(decodeHeader(view, h), Reject.OK);
+    const dst = new Float32Array(QUANTUM_SAMPLES).fill(NaN);
+    decodeSamples(view, h, dst, 0, index);
+    return { h, dst };
+  };
+
+  test('R = 1..3, mono and stereo: decodeSamples index k gives frame seq − k bit-exact', () => {
+    for (const seed of testSeeds([31])) {
+      for (const channels of [1, 2] as const) {
+        for (let r = 1; r <= MAX_REDUNDANCY; r++) {
+          const rng = mulberry32(seed + 17 * r + channels);
+          const msg = `seed ${seed}, ${channels} ch, R ${r}`;
+          const hist = new RedundancyHistory();
+          hist.frames = r;
+          const refs: { bytes: Uint8Array; len: number }[] = [];
+          const seq0 = 0xffffffff - 3; // across the wrap
+          for (let i = 0; i < 10; i++) {
+            const src = quantumFor(rng, i);
+            const seq = seqAdd(seq0, i);
+            const ref = freshPacket();
+            refs.push({ bytes: ref.bytes, len: encodePacket(ref.bytes, ref.view, src, channels, 9, seq, 1000 + i) });
+            const { bytes, view } = freshPacket();
+            const len = encodePacket(bytes, view, src, channels, 9, seq, 1000 + i, hist);
+            const want = Math.min(r, i);
+            assert.equal(len, packetBytes(channels, false, want), `${msg}, packet ${i}: length`);
+            assert.equal(bytes[HEADER.FLAGS], want << FLAG.REDUNDANCY_SHIFT, `${msg}, packet ${i}: flags`);
+            for (let k = 0; k <= want; k++) {
+              const got = decoded(bytes, len, k);
+              assert.equal(got.h.redundancy, want, msg);
+              assert.equal(got.h.sequence, seq, msg);
+              const ref = decoded(refs[i - k]!.bytes, refs[i - k]!.len, 0);
+              assert.deepEqual(got.dst, ref.dst, `${msg}, packet ${i}: copy ${k} is not frame seq − ${k}`);
+              // And the wire bytes of the copy are the original packet's payload, byte for byte.
+              const qb = QUANTUM_FRAMES * channels * 2;
+              assert.deepEqual(bytes.subarray(HEADER.SIZE + k * qb, HEADER.SIZE + (k + 1) * qb), refs[i - k]!.bytes.subarray(HEADER.SIZE, HEADER.SIZE + qb), `${msg}, packet ${i}, copy ${k}: bytes`);
+            }
+          }
+        }
+      }
+    }
+  });
+
+  test('silence with redundancy: header-only only when the current quantum and every copy are silent', () => {
+    const rng = mulberry32(5);
+    const hist = new RedundancyHistory();
+    hist.frames = 2;
+    const zero = new Float32Array(QUANTUM_SAMPLES);
+    const N = () => quantumFor(rng, 3);
+    const plan: [name: string, src: Float32Array, len: number, flags: number][] = [
+      ['N (no history yet)', N(), packetBytes(2, false, 0), 0],
+      ['N', N(), packetBytes(2, false, 1), 1 << FLAG.REDUNDANCY_SHIFT],
+      ['S after N N: carries both', zero, packetBytes(2, false, 2), 2 << FLAG.REDUNDANCY_SHIFT],
+      ['S after N S: still carries', zero, packetBytes(2, false, 2), 2 << FLAG.REDUNDANCY_SHIFT],
+      ['S after S S: header-only SILENT', zero, HEADER.SIZE, FLAG.SILENT],
+      ['N after S S: carries silent copies', N(), packetBytes(2, false, 2), 2 << FLAG.REDUNDANCY_SHIFT],
+    ];
+    const sent: { bytes: Uint8Array; len: number }[] = [];
+    plan.forEach(([name, src, wantLen, wantFlags], i) => {
+      const { bytes, view } = freshPacket();
+      const len = encodePacket(bytes, view, src, 2, 1, 100 + i, 0, hist);
+      assert.equal(len, wantLen, `${name}: length`);
+      assert.equal(bytes[HEADER.FLAGS], wantFlags, `${name}: flags`);
+      sent.push({ bytes, len });
+    });
+    // Packet 2 (silent): index 0 zeros, index 1 = packet 1, index 2 = packet 0.
+    assert.ok(decoded(sent[2]!.bytes, sent[2]!.len, 0).dst.every((x) => x === 0));
+    assert.deepEqual(decoded(sent[2]!.bytes, sent[2]!.len, 1).dst, decoded(sent[1]!.bytes, sent[1]!.len, 0).dst);
+    assert.deepEqual(decoded(sent[2]!.bytes, sent[2]!.len, 2).dst, decoded(sent[0]!.bytes, sent[0]!.len, 0).dst);
+    assert.ok(decoded(sent[3]!.bytes, sent[3]!.len, 1).dst.every((x) => x === 0));
+    assert.deepEqual(decoded(sent[3]!.bytes, sent[3]!.len, 2).dst, decoded(sent[1]!.bytes, sent[1]!.len, 0).dst);
+    assert.ok(decoded(sent[5]!.bytes, sent[5]!.len, 1).dst.every((x) => x === 0));
+    assert.ok(decoded(sent[5]!.bytes, sent[5]!.len, 2).dst.every((x) => x === 0));
+    // A SILENT packet decodes to zeros for its own quantum.
+    assert.ok(decoded(sent[4]!.bytes, sent[4]!.len, 0).dst.every((x) => x === 0));
+  });
+
+  test('a channel-count change or reset() empties the history; frames = 0 sends none', () => {
+    const rng = mulberry32(6);
+    const hist = new RedundancyHistory();
+    hist.frames = 2;
+    const send = (channels: 1 | 2): number => {
+      const { bytes, view } = freshPacket();
+      encodePacket(bytes, view, quantumFor(rng, 1), channels, 1, 1, 0, hist);
+      return (bytes[HEADER.FLAGS]! & FLAG.REDUNDANCY_MASK) >> FLAG.REDUNDANCY_SHIFT;
+    };
+    assert.deepEqual([send(2), send(2), send(2), send(1), send(1), send(1), send(2)], [0, 1, 2, 0, 1, 2, 0]);
+    hist.reset();
+    assert.equal(send(2), 0);
+    assert.equal(send(2), 1);
+    hist.frames = 0;
+    assert.equal(send(2), 0);
+    hist.frames = 3;
+    assert.equal(send(2), 3);
+  });
+});
+
+describe('control packets (ping, pong, echo on/off)', () => {
+  test('round trip of every kind with extreme ids and times', () => {
+    const kinds = [ControlKind.PING, ControlKind.PONG, ControlKind.ECHO_ON, ControlKind.ECHO_OFF];
+    const values = [0, 1, 0x7fffffff, 0x80000000, 0xffffffff, 2 ** 32 + 3];
+    const h = newHeader();
+    for (const kind of kinds) {
+      for (const id of values) {
+        const time = values[(values.indexOf(id) + 2) % values.length]!;
+        const b = new Uint8Array(CONTROL.SIZE + 4);
+        const len = encodeControl(new DataView(b.buffer), kind, id, time);
+        assert.equal(len, 12);
+        assert.equal(b[HEADER.MAGIC_VERSION], MAGIC_VERSION_BYTE);
+        assert.equal(b[HEADER.FLAGS], FLAG.CONTROL);
+        h.redundancy = 3; // stale value from a previous audio packet: must be cleared
+        assert.equal(decodeHeader(new DataView(b.buffer, 0, len), h), Reject.OK, `kind ${kind}, id ${id}`);
+        assert.equal(h.flags, FLAG.CONTROL);
+        assert.equal(h.control, kind);
+        assert.equal(h.controlId, id >>> 0);
+        assert.equal(h.controlTime, time >>> 0);
+        assert.equal(h.redundancy, 0);
+      }
+    }
+  });
+
+  test('an audio packet decoded after a control packet reports control 0', () => {
+    const h = newHeader();
+    const b = new Uint8Array(CONTROL.SIZE);
+    encodeControl(new DataView(b.buffer), ControlKind.PONG, 5, 6);
+    assert.equal(decodeHeader(new DataView(b.buffer), h), Reject.OK);
+    const audio = encodeValid(2);
+    assert.equal(decodeHeader(new DataView(audio.buffer), h), Reject.OK);
+    assert.equal(h.control, 0);
+    assert.equal(h.flags & FLAG.CONTROL, 0);
   });
 });
 
@@ -223,6 +383,21 @@ describe('decodeHeader rejects malformed packets with the exact code', () => {
   const stereo = () => encodeValid(2);
   const mono = () => encodeValid(1);
   const silent = () => encodeValid(2, true);
+  /** A full packet carrying `r` previous quanta. */
+  const withRedundancy = (channels: 1 | 2, r: number): Uint8Array => {
+    const hist = new RedundancyHistory();
+    hist.frames = r;
+    const { bytes, view } = freshPacket();
+    let len = 0;
+    for (let i = 0; i <= r; i++) len = encodePacket(bytes, view, testQuantum(), channels, 7, 1234 + i, 0, hist);
+    assert.equal(len, packetBytes(channels, false, r));
+    return bytes.slice(0, len);
+  };
+  const control = (kind: ControlKind): Uint8Array => {
+    const b = new Uint8Array(CONTROL.SIZE);
+    encodeControl(new DataView(b.buffer), kind, 0xdeadbeef, 42);
+    return b;
+  };
   /** A copy of `base` cut or zero-padded to `len` bytes. */
   const resized = (base: Uint8Array, len: number): Uint8Array => {
     const b = new Uint8Array(len);
@@ -247,7 +422,9 @@ describe('decodeHeader rejects malformed packets with the exact code', () => {
     ['version 2', () => mutate(stereo(), (b) => (b[0] = 0xa2)), Reject.BAD_VERSION],
     ['version 0', () => mutate(stereo(), (b) => (b[0] = 0xa0)), Reject.BAD_VERSION],
     ['version 15', () => mutate(stereo(), (b) => (b[0] = 0xaf)), Reject.BAD_VERSION],
-    ['flag bit 0x02', () => mutate(stereo(), (b) => (b[1] = 0x02)), Reject.BAD_FLAGS],
+    ['CONTROL flag on an audio packet', () => mutate(stereo(), (b) => (b[1] = FLAG.CONTROL)), Reject.BAD_CONTROL],
+    ['flag bit 0x08', () => mutate(stereo(), (b) => (b[1] = 0x08)), Reject.BAD_FLAGS],
+    ['flag bit 0x40', () => mutate(stereo(), (b) => (b[1] = 0x40)), Reject.BAD_FLAGS],
     ['flag bit 0x80', () => mutate(stereo(), (b) => (b[1] = 0x80)), Reject.BAD_FLAGS],
     ['SILENT plus an unknown bit', () => mutate(silent(), (b) => (b[1] = 0x03)), Reject.BAD_FLAGS],
     ['all flag bits', () => mutate(stereo(), (b) => (b[1] = 0xff)), Reject.BAD_FLAGS],
@@ -264,13 +441,34 @@ describe('decodeHeader rejects malformed packets with the exact code', () => {
     ['129 frames', () => mutate(stereo(), (_, v) => v.setUint16(HEADER.FRAMES, 129, true)), Reject.BAD_FRAMES],
     ['256 frames', () => mutate(stereo(), (_, v) => v.setUint16(HEADER.FRAMES, 256, true)), Reject.BAD_FRAMES],
     ['128 frames big-endian', () => mutate(stereo(), (_, v) => v.setUint16(HEADER.FRAMES, 128, false)), Reject.BAD_FRAMES],
-    ['stereo one byte short', () => resize(stereo(), MAX_PACKET_BYTES - 1), Reject.BAD_LENGTH],
-    ['stereo one byte long', () => resize(stereo(), MAX_PACKET_BYTES + 1), Reject.BAD_LENGTH],
+    ['stereo one byte short', () => resize(stereo(), STEREO_BYTES - 1), Reject.BAD_LENGTH],
+    ['stereo one byte long', () => resize(stereo(), STEREO_BYTES + 1), Reject.BAD_LENGTH],
     ['stereo header only without SILENT', () => resize(stereo(), HEADER.SIZE), Reject.BAD_LENGTH],
     ['stereo with a mono-sized payload', () => resize(stereo(), packetBytes(1, false)), Reject.BAD_LENGTH],
     ['mono one byte short', () => resize(mono(), packetBytes(1, false) - 1), Reject.BAD_LENGTH],
     ['mono one byte long', () => resize(mono(), packetBytes(1, false) + 1), Reject.BAD_LENGTH],
-    ['mono with a stereo-sized payload', () => resize(mono(), MAX_PACKET_BYTES), Reject.BAD_LENGTH],
+    ['mono with a stereo-sized payload', () => resize(mono(), STEREO_BYTES), Reject.BAD_LENGTH],
+    ['stereo claiming redundancy 1 without the extra quantum', () => mutate(stereo(), (b) => (b[1] = 1 << FLAG.REDUNDANCY_SHIFT)), Reject.BAD_LENGTH],
+    ['stereo with one extra quantum but redundancy 2', () => mutate(withRedundancy(2, 1), (b) => (b[1] = 2 << FLAG.REDUNDANCY_SHIFT)), Reject.BAD_LENGTH],
+    ['stereo redundancy 3 one byte short', () => resize(withRedundancy(2, 3), packetBytes(2, false, 3) - 1), Reject.BAD_LENGTH],
+    ['mono redundancy 1 with a stereo redundancy-1 length', () => resize(withRedundancy(1, 1), packetBytes(2, false, 1)), Reject.BAD_LENGTH],
+    ['SILENT with redundancy bits (header only)', () => mutate(silent(), (b) => (b[1] = FLAG.SILENT | (1 << FLAG.REDUNDANCY_SHIFT))), Reject.BAD_FLAGS],
+    ['SILENT with redundancy 3 and a full length', () => mutate(withRedundancy(2, 3), (b) => (b[1] = FLAG.SILENT | (3 << FLAG.REDUNDANCY_SHIFT))), Reject.BAD_FLAGS],
+    // Control packets: exactly 12 bytes, flags exactly CONTROL, a known kind, byte 3 zero.
+    ['control kind 0', () => mutate(control(ControlKind.PING), (b) => (b[CONTROL.KIND] = 0)), Reject.BAD_CONTROL],
+    ['control kind 5', () => mutate(control(ControlKind.PING), (b) => (b[CONTROL.KIND] = 5)), Reject.BAD_CONTROL],
+    ['control kind 255', () => mutate(control(ControlKind.PONG), (b) => (b[CONTROL.KIND] = 255)), Reject.BAD_CONTROL],
+    ['control reserved byte 3 set', () => mutate(control(ControlKind.ECHO_ON), (b) => (b[3] = 1)), Reject.BAD_CONTROL],
+    ['control 13 bytes', () => resize(control(ControlKind.PING), 13), Reject.TOO_SHORT],
+    ['control 11 bytes', () => resize(control(ControlKind.PING), 11), Reject.TOO_SHORT],
+    ['control 14 bytes', () => resize(control(ControlKind.PING), 14), Reject.BAD_CONTROL],
+    ['control 526 bytes', () => resize(control(ControlKind.PING), 526), Reject.BAD_CONTROL],
+    ['control plus SILENT', () => mutate(control(ControlKind.PING), (b) => (b[1] = FLAG.CONTROL | FLAG.SILENT)), Reject.BAD_FLAGS],
+    ['control plus ECHOED', () => mutate(control(ControlKind.PING), (b) => (b[1] = FLAG.CONTROL | FLAG.ECHOED)), Reject.BAD_FLAGS],
+    ['control plus redundancy bits', () => mutate(control(ControlKind.PING), (b) => (b[1] = FLAG.CONTROL | (1 << FLAG.REDUNDANCY_SHIFT))), Reject.BAD_FLAGS],
+    ['12 bytes without the CONTROL flag', () => mutate(control(ControlKind.PING), (b) => (b[1] = 0)), Reject.TOO_SHORT],
+    ['control with a bad magic', () => mutate(control(ControlKind.PING), (b) => (b[0] = 0xb1)), Reject.BAD_MAGIC],
+    ['control with version 2', () => mutate(control(ControlKind.PING), (b) => (b[0] = 0xa2)), Reject.BAD_VERSION],
     ['silent one byte long', () => resize(silent(), HEADER.SIZE + 1), Reject.BAD_LENGTH],
     ['SILENT flag with a stereo payload', () => mutate(stereo(), (b) => (b[1] = FLAG.SILENT)), Reject.BAD_LENGTH],
     ['SILENT flag with a mono payload', () => mutate(mono(), (b) => (b[1] = FLAG.SILENT)), Reject.BAD_LENGTH],
@@ -299,7 +497,10 @@ describe('decodeHeader rejects malformed packets with the exact code', () => {
   }
 
   test('valid packets of every shape are accepted (the table above is not vacuous)', () => {
-    for (const b of [stereo(), mono(), silent(), encodeValid(1, true)]) {
+    const echoed = stereo();
+    echoed[HEADER.FLAGS] = FLAG.ECHOED;
+    const valid = [stereo(), mono(), silent(), encodeValid(1, true), echoed, withRedundancy(2, 1), withRedundancy(1, 3), control(ControlKind.PING), control(ControlKind.ECHO_OFF)];
+    for (const b of valid) {
       assert.equal(decodeHeader(new DataView(b.buffer), newHeader()), Reject.OK, `length ${b.length}`);
     }
   });
@@ -308,7 +509,7 @@ describe('decodeHeader rejects malformed packets with the exact code', () => {
     for (const seed of testSeeds([1, 2, 3])) {
       const rng = mulberry32(seed);
       const h = newHeader();
-      const lengths = [0, 1, 13, 14, 15, 269, 270, 271, 525, 526, 527, 1038];
+      const lengths = [0, 1, 12, 13, 14, 15, 269, 270, 271, 525, 526, 527, 782, 1038, 1550, 2062];
       let accepted = 0;
       for (let n = 0; n < 4000; n++) {
         const len = n % 3 === 0 ? lengths[n % lengths.length]! : randInt(rng, 0, 600);
@@ -317,7 +518,7 @@ describe('decodeHeader rejects malformed packets with the exact code', () => {
         // Bias half the packets toward a plausible header so the deeper checks get exercised.
         if (len >= HEADER.SIZE && rng() < 0.5) {
           b[0] = MAGIC_VERSION_BYTE;
-          b[1] = rng() < 0.8 ? randInt(rng, 0, 1) : b[1]!;
+          b[1] = rng() < 0.8 ? randInt(rng, 0, 1) | (randInt(rng, 0, 3) << FLAG.REDUNDANCY_SHIFT) : b[1]!;
           b[3] = rng() < 0.8 ? randInt(rng, 1, 2) : b[3]!;
           if (rng() < 0.8) new DataView(b.buffer).setUint16(HEADER.FRAMES, 128, true);
         }
@@ -332,9 +533,13 @@ describe('decodeHeader rejects malformed packets with the exact code', () => {
             assert.fail(`seed ${seed}: decodeHeader threw on a ${len}-byte packet: ${String(e)}`);
           }
           assert.ok(r in REJECT_NAMES, `seed ${seed}: unknown code ${r}`);
-          if (r === Reject.OK) {
+          if (r === Reject.OK && (h.flags & FLAG.CONTROL) !== 0) {
+            assert.equal(len, CONTROL.SIZE, `seed ${seed}`);
+            assert.ok(h.control >= ControlKind.PING && h.control <= ControlKind.ECHO_OFF, `seed ${seed}`);
+          } else if (r === Reject.OK) {
             accepted++;
-            assert.equal(len, packetBytes(h.channels, (h.flags & FLAG.SILENT) !== 0), `seed ${seed}`);
+            assert.equal(len, packetBytes(h.channels, (h.flags & FLAG.SILENT) !== 0, h.redundancy), `seed ${seed}`);
+            assert.equal(h.redundancy, (h.flags & FLAG.REDUNDANCY_MASK) >> FLAG.REDUNDANCY_SHIFT, `seed ${seed}`);
             assert.equal(h.frames, 128, `seed ${seed}`);
             assert.ok(h.channels === 1 || h.channels === 2, `seed ${seed}`);
             assert.equal(h.format, SampleFormat.PCM16, `seed ${seed}`);

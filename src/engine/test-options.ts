@@ -1,0 +1,22 @@
+// Test switches read from the page URL (`?test=tap&dropEvery=10&delayMs=30&captureRatio=1.001`),
+// passed to the network worker at start. Only the browser tests set them; the UI never does.
+
+import type { TestOptions } from '../shared/worker-protocol.ts';
+
+export function testOptionsFromUrl(params: URLSearchParams): TestOptions | null {
+  const t: TestOptions = {};
+  if (params.get('test') === 'tap') t.tap = true;
+  const num = (k: string, ok: (x: number) => boolean): number | undefined => {
+    const v = params.get(k);
+    if (v === null) return undefined;
+    const x = Number(v);
+    return Number.isFinite(x) && ok(x) ? x : undefined;
+  };
+  const dropEvery = num('dropEvery', (x) => Number.isInteger(x) && x >= 2);
+  const delayMs = num('delayMs', (x) => x > 0 && x <= 1000);
+  const captureRatio = num('captureRatio', (x) => x > 0.9 && x < 1.1);
+  if (dropEvery !== undefined) t.dropEvery = dropEvery;
+  if (delayMs !== undefined) t.delayMs = delayMs;
+  if (captureRatio !== undefined) t.captureRatio = captureRatio;
+  return Object.keys(t).length ? t : null;
+}

@@ -1,0 +1,156 @@
+// Adaptive jitter depth and clock-drift compensation for one remote peer, in the network worker.
+// Input: the playback worklet's buffer fill at its low points (the minimum of each 43 ms window,
+// in quanta) and the peer's late/underrun count. Output: a target depth (quanta) and a playout
+// rate for the worklet's resampler. Pure logic on a caller-supplied clock; unit-tested in Node.
+//
+// The algorithm (docs/ARCHITECTURE.md, "Adaptive depth and drift"):
+// - What "depth" means: the buffer's low point, i.e. how much audio is still queued at the moment
+//   the worklet has just taken what it plays. Jitter makes that low point wander; a frame is late
+//   when it would have had to go below zero.
+// - Depth choice (adaptive): like Jamulus and JackTrip's Regulator, read the jitter off the real
+//   trace: the spread between the median low point and its 1 % quantile over the last ~22 s, plus
+//   one quantum of headroom. Like SonoBus's auto mode, grow at once on a glitch (a late frame or an
+//   underrun) and shrink only after 10 s without one, one quantum per 2 s.
+// - Rate: a PI controller holds the median low point of the last half second at the target. Its
+//   integral settles at the two clocks' ratio (the drift estimate); its proportional part moves the
+//   buffer to a new depth by playing up to 0.5 % faster or slower, never by skipping or holding.
+
+import { MAX_DEPTH, MAX_RATE_DEVIATION, MIN_DEPTH, clampDepth } from '../src/shared/constants.ts';
+
+/** Fill windows remembered (43 ms each: ~22 s). */
+const HISTORY = 512;
+/** Windows in the recent median the rate controller holds at the target (~0.5 s). */
+const RECENT = 12;
+/** Quantile of the long history the depth must cover. */
+const LOW_QUANTILE = 0.01;
+const HEADROOM = 1;
+const SHRINK_AFTER_CLEAN_MS = 10_000;
+const SHRINK_STEP_MS = 2_000;
+/** At most one growth step per this interval: a long outage must not run the depth to the maximum. */
+const GROW_STEP_MS = 500;
+/** Rate per quantum of depth error (1 quantum off → 0.15 % → corrected in ~2 s). */
+const KP = 0.0015;
+/** Integral gain per quantum-second (about critically damped with KP at 375 quanta/s). */
+const KI = 0.0002;
+/** Error band (quanta) within which the integral accumulates. */
+const INTEGRATE_WITHIN = 2;
+/** Running-average gain per window for the dip measurement (time constant ≈ 10 windows = 0.4 s). */
+const AVERAGE_GAIN = 0.1;
+/** Largest clock difference the integral may explain: ±2000 ppm (real sound cards stay within ~100). */
+const MAX_DRIFT = 0.002;
+
+export class DepthController {
+  adaptive: boolean;
+  private manual: number;
+  /** Current target depth (the buffer's low point), quanta. */
+  target: number;
+  /** Rate for the resampler (1 ± MAX_RATE_DEVIATION). */
+  rate = 1;
+  /** Integral term: the estimated ratio of the sender's clock to ours, minus 1. */
+  drift = 0;
+  private readonly lows = new Float32Array(HISTORY);
+  /** How far each window's low point fell below the running average of low points (detrended jitter). */
+  private readonly dips = new Float32Array(HISTORY);
+  private average = NaN;
+  private readonly scratch = new Float32Array(HISTORY);
+  private count = 0;
+  private next = 0;
+  private lastUpdateMs = -1;
+  private lastGlitchMs = -Infinity;
+  private lastShrinkMs = -Infinity;
+  private lastGrowMs = -Infinity;
+  private lastGlitches = -1;
+
+  constructor(depth: number, adaptive: boolean) {
+    this.manual = clampDepth(depth);
+    this.target = this.manual;
+    this.adaptive = adaptive;
+  }
+
+  setDepth(depth: number, adaptive: boolean): void {
+    this.manual = clampDepth(depth);
+    this.adaptive = adaptive;
+    if (!adaptive) this.target = this.manual;
+  }
+
+  /** One fill window's low point, quanta (negative: the buffer ran dry in that window). */
+  onWindow(lowQuanta: number): void {
+    if (Number.isNaN(this.average)) this.average = lowQuanta;
+    this.dips[this.next] = this.average - lowQuanta;
+    this.average += (lowQuanta - this.average) * AVERAGE_GAIN;
+    this.lows[this.next] = lowQuanta;
+    this.next = (this.next + 1) % HISTORY;
+    if (this.count < HISTORY) this.count++;
+  }
+
+  /** Forget the history (a resync starts a new timeline). The drift estimate is kept: same clocks. */
+  reset(): void {
+    this.count = 0;
+    this.next = 0;
+    this.average = NaN;
+  }
+
+  /** The q-quantile of the last `n` entries of `series`. */
+  private quantile(series: Float32Array, n: number, q: number): number {
+    const s = this.scratch.subarray(0, n);
+    for (let i = 0; i < n; i++) s[i] = series[(this.next - 1 - i + HISTORY) % HISTORY]!;
+    s.sort();
+    return s[Math.min(n - 1, Math.max(0, Math.floor(q * n)))]!;
+  }
+
+  /**
+   * How far the low point dips below its running average (99th percentile over the long window):
+   * the depth the jitter itself needs. Measured against the running average rather than a fixed
+   * level so that a slow trend (drift, a depth change in progress) does not count as jitter.
+   */
+  spread(): number {
+    if (this.count < RECENT) return 0;
+    return Math.max(0, this.quantile(this.dips, this.count, 1 - LOW_QUANTILE));
+  }
+
+  /** About every 100 ms, with the peer's total late + underrun count. */
+  update(nowMs: number, glitches: number): void {
+    const dt = this.lastUpdateMs < 0 ? 0 : Math.min(1, (nowMs - this.lastUpdateMs) / 1000);
+    this.lastUpdateMs = nowMs;
+    const newGlitches = this.lastGlitches >= 0 && glitches > this.lastGlitches;
+    this.lastGlitches = glitches;
+    if (this.adaptive && this.count >= RECENT) {
+      const need = Math.min(MAX_DEPTH, Math.max(MIN_DEPTH, Math.ceil(this.spread() + HEADROOM)));
+      if (newGlitches) {
+        if (nowMs - this.lastGrowMs >= GROW_STEP_MS) {
+          this.target = Math.min(MAX_DEPTH, Math.max(this.target, need) + 1);
+          this.lastGrowMs = nowMs;
+        }
+        this.lastGlitchMs = nowMs;
+      } else if (need > this.target) {
+        this.target = need;
+      } else if (this.target > need && nowMs - this.lastGlitchMs >= SHRINK_AFTER_CLEAN_MS && nowMs - this.lastShrinkMs >= SHRINK_STEP_MS) {
+        this.target--;
+        this.lastShrinkMs = nowMs;
+      }
+    }
+    if (this.count < RECENT / 2) {
+      this.rate = 1 + this.drift;
+      return;
+    }
+    const error = this.quantile(this.lows, Math.min(this.count, RECENT), 0.5) - this.target;
+    // Integrate only near the target: large errors (start-up, a depth change) are the proportional
+    // part's job, and winding the integral up on them would overshoot afterwards.
+    if (Math.abs(error) < INTEGRATE_WITHIN) this.drift = Math.max(-MAX_DRIFT, Math.min(MAX_DRIFT, this.drift + KI * error * dt));
+    this.rate = Math.max(1 - MAX_RATE_DEVIATION, Math.min(1 + MAX_RATE_DEVIATION, 1 + KP * error + this.drift));
+  }
+
+  /** Mean and lowest low point over the last `n` windows, quanta. */
+  fill(n: number): { avg: number; min: number } {
+    const k = Math.min(n, this.count);
+    if (k === 0) return { avg: 0, min: 0 };
+    let sum = 0;
+    let min = Infinity;
+    for (let i = 0; i < k; i++) {
+      const m = this.lows[(this.next - 1 - i + HISTORY) % HISTORY]!;
+      sum += m;
+      if (m < min) min = m;
+    }
+    return { avg: sum / k, min };
+  }
+}
