@@ -5,6 +5,7 @@
 
 import type { PeerStats, StatsMessage } from '../shared/worker-protocol.ts';
 import { AUDIO_CHANNEL_INIT } from '../room/audio-mesh.ts';
+import { framesExpected } from '../ui/quality.ts';
 import type { AudioEngine } from './audio-engine.ts';
 import { measureSignalingRtt, median, type SignalingRtt } from './signaling-rtt.ts';
 
@@ -97,7 +98,7 @@ function summarise(start: StatsMessage, end: StatsMessage, window: StatsMessage[
     if (!a || !b) throw new Error(`the loopback peer ${id} closed during the check`);
     late += b.late - a.late;
     lost += b.lost - a.lost;
-    expected += b.received + b.late + b.lost - (a.received + a.late + a.lost);
+    expected += framesExpected(b) - framesExpected(a);
     const samples = window.flatMap((m) => (per(m, id) ? [per(m, id)!] : []));
     fps.push(samples.reduce((sum, p) => sum + p.framesPerSecond, 0) / Math.max(1, samples.length));
     for (const p of samples) {

@@ -66,8 +66,8 @@ export const QUALITY_WINDOW = 10;
 /**
  * The quality input from one peer's recent stats, oldest first (the last `QUALITY_WINDOW` are
  * used). Null until the peer has a round trip measurement. The drop % is over the window: the
- * growth of late + lost against the growth of received + late + lost; with a single sample, the
- * session percentages.
+ * growth of late + lost against the growth of the frames expected (`framesExpected`); with a single
+ * sample, the session percentages.
  */
 export function qualityInput(history: readonly PeerStats[]): QualityInput | null {
   const recent = history.slice(-QUALITY_WINDOW);
@@ -76,7 +76,7 @@ export function qualityInput(history: readonly PeerStats[]): QualityInput | null
   if (!last || rtts.length === 0) return null;
   const first = recent[0]!;
   const dropped = last.late + last.lost - (first.late + first.lost);
-  const expected = last.received + last.late + last.lost - (first.received + first.late + first.lost);
+  const expected = framesExpected(last) - framesExpected(first);
   const dropPercent = recent.length > 1 && expected > 0 ? (100 * Math.max(0, dropped)) / expected : last.percent.late + last.percent.lost;
   return {
     rttAvgMs: rtts.reduce((a, b) => a + b, 0) / rtts.length,
@@ -84,6 +84,11 @@ export function qualityInput(history: readonly PeerStats[]): QualityInput | null
     bufferMs: last.fill.target * QUANTUM_MS,
     dropPercent,
   };
+}
+
+/** Frames expected from a peer so far, the worker's denominator for `percent`: received + recovered + late + lost. */
+export function framesExpected(p: Pick<PeerStats, 'received' | 'recovered' | 'late' | 'lost'>): number {
+  return p.received + p.recovered + p.late + p.lost;
 }
 
 export interface OneWayInput {

@@ -140,10 +140,13 @@ test('two browsers: stats panel with quality label and sparklines, peer round tr
     let backwards = 0;
     for (let i = 1; i < arrival.length; i++) if (arrival[i]! < arrival[i - 1]!) backwards++;
     expect(backwards, 'rows out of arrival order').toBe(0);
-    // Capture timestamps advance one quantum per sequence number across the trace (±3 %).
-    const iMin = seq.indexOf(Math.min(...seq));
-    const iMax = seq.indexOf(Math.max(...seq));
-    const msPerSeq = (capture[iMax]! - capture[iMin]!) / (seq[iMax]! - seq[iMin]!);
+    // Capture timestamps advance one quantum per sequence number across the trace (±3 %), from the
+    // first arrival to the last. Sequences wrap at 2^32; capture_ms is a 32-bit µs clock, so it
+    // wraps every 2^32 µs.
+    const end = rows.length - 1;
+    const dSeq = (seq[end]! - seq[0]!) | 0;
+    const dCapture = (capture[end]! - capture[0]! + 2 ** 32 / 1000) % (2 ** 32 / 1000);
+    const msPerSeq = dCapture / dSeq;
     console.log(`trace: ${rows.length} rows over ${((arrival.at(-1)! - arrival[0]!) / 1000).toFixed(1)} s, ${msPerSeq.toFixed(4)} ms of capture time per sequence`);
     expect(Math.abs(msPerSeq - QUANTUM_MS) / QUANTUM_MS).toBeLessThan(0.03);
   } finally {

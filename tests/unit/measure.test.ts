@@ -73,6 +73,9 @@ describe('qualityInput()', () => {
     assert.equal(q.bufferMs, 3 * QUANTUM_MS);
     // window: samples 2..11 → lost grows 51→60 (9), received 750→4125 (3375)
     assert.ok(Math.abs(q.dropPercent - (100 * 9) / (3375 + 9)) < 1e-9, String(q.dropPercent));
+    // Frames rebuilt from redundancy count as expected (the worker's denominator), not as drops.
+    const withRecovered = h.map((p, i) => ({ ...p, recovered: 5 * i }));
+    assert.ok(Math.abs(qualityInput(withRecovered)!.dropPercent - (100 * 9) / (3375 + 45 + 9)) < 1e-9);
   });
 
   test('a single sample uses the session percentages', () => {
