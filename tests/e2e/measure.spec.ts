@@ -83,7 +83,7 @@ test('two browsers: stats panel with quality label and sparklines, peer round tr
     // Every field of the panel.
     await panel.getByText('Connection details').click();
     const stat = (k: string) => panel.locator(`dd[data-stat="${k}"]`);
-    await expect(stat('Buffer fill')).toHaveText(/avg \d+\.\d · min -?\d+ · target \d+ quanta/);
+    await expect(stat('Buffer fill')).toHaveText(/avg \d+\.\d · min -?\d+\.\d · target \d+ quanta/);
     await expect(stat('Received')).toHaveText(/^[1-9]\d* \(\d+ frames\/s\)$/);
     for (const k of ['Late', 'Lost', 'Duplicates', 'Rejected']) await expect(stat(k)).toHaveText(/^\d+ \(\d+\.\d\d %\)/);
     await expect(stat('RTT')).toHaveText(/^\d+\.\d ms$/);
