@@ -28,16 +28,18 @@ const SHRINK_AFTER_CLEAN_MS = 10_000;
 const SHRINK_STEP_MS = 2_000;
 /** At most one growth step per this interval: a long outage must not run the depth to the maximum. */
 const GROW_STEP_MS = 500;
-/** Rate per quantum of depth error (1 quantum off → 0.15 % → corrected in ~2 s). */
-const KP = 0.0015;
+/** Rate per quantum of depth error (1 quantum off → 0.1 % → corrected in ~3 s). */
+const KP = 0.001;
 /** Integral gain per quantum-second (about critically damped with KP at 375 quanta/s). */
-const KI = 0.0002;
+const KI = 0.0001;
+/** Depth error (quanta) treated as zero. */
+const DEAD_BAND = 0.5;
 /** Error band (quanta) within which the integral accumulates. */
 const INTEGRATE_WITHIN = 2;
 /** Running-average gain per window for the dip measurement (time constant ≈ 10 windows = 0.4 s). */
 const AVERAGE_GAIN = 0.1;
-/** Largest clock difference the integral may explain: ±2000 ppm (real sound cards stay within ~100). */
-const MAX_DRIFT = 0.002;
+/** Largest clock difference the integral may explain: ±4000 ppm (sound cards stay within ~100; headless Chromium's timer-driven fake devices drift ~1000). */
+const MAX_DRIFT = 0.004;
 
 export class DepthController {
   adaptive: boolean;
@@ -112,6 +114,7 @@ export class DepthController {
   update(nowMs: number, glitches: number): void {
     const dt = this.lastUpdateMs < 0 ? 0 : Math.min(1, (nowMs - this.lastUpdateMs) / 1000);
     this.lastUpdateMs = nowMs;
+    if (this.lastGlitches < 0) this.lastGlitchMs = nowMs; // no shrinking in the first 10 s either
     const newGlitches = this.lastGlitches >= 0 && glitches > this.lastGlitches;
     this.lastGlitches = glitches;
     if (this.adaptive && this.count >= RECENT) {
@@ -133,7 +136,10 @@ export class DepthController {
       this.rate = 1 + this.drift;
       return;
     }
-    const error = this.quantile(this.lows, Math.min(this.count, RECENT), 0.5) - this.target;
+    // The low point moves in whole-quantum steps as the two clocks' phases slip past each other;
+    // a half-quantum dead band keeps the rate from chasing those steps.
+    const raw = this.quantile(this.lows, Math.min(this.count, RECENT), 0.5) - this.target;
+    const error = raw > DEAD_BAND ? raw - DEAD_BAND : raw < -DEAD_BAND ? raw + DEAD_BAND : 0;
     // Integrate only near the target: large errors (start-up, a depth change) are the proportional
     // part's job, and winding the integral up on them would overshoot afterwards.
     if (Math.abs(error) < INTEGRATE_WITHIN) this.drift = Math.max(-MAX_DRIFT, Math.min(MAX_DRIFT, this.drift + KI * error * dt));

@@ -73,7 +73,7 @@ export class JitterWriter {
     this.resyncGen = Atomics.load(i, v.peerI32(peer, PEER_I32.RESYNC_GEN));
     Atomics.store(i, v.peerI32(peer, PEER_I32.TARGET_DEPTH), this.depth);
     Atomics.store(i, v.peerI32(peer, PEER_I32.MUTED), 0);
-    for (const f of [PEER_I32.PLAYED, PEER_I32.MISSED, PEER_I32.CONCEALED, PEER_I32.UNDERRUNS, PEER_I32.FILL_COUNT]) Atomics.store(i, v.peerI32(peer, f), 0);
+    for (const f of [PEER_I32.PLAYED, PEER_I32.MISSED, PEER_I32.CONCEALED, PEER_I32.UNDERRUNS, PEER_I32.FILL_COUNT, PEER_I32.TRIMMED]) Atomics.store(i, v.peerI32(peer, f), 0);
     v.f32[v.peerF32(peer, PEER_F32.GAIN)] = gain;
     v.f32[v.peerF32(peer, PEER_F32.RATE)] = 1;
     v.f32[v.peerF32(peer, PEER_F32.PEAK)] = 0;
@@ -159,6 +159,8 @@ export class JitterWriter {
     const cursor = this.cursor();
     const ahead = seqDiff(seq, cursor);
     const slot = slotOf(seq);
+    // Redundant copies first: even a duplicate or reordered packet may carry a frame still missing.
+    if (h.redundancy > 0 && ahead >= 0 && ahead < JITTER_SLOTS) this.recover(h, view, cursor);
     if (ahead < 0) {
       if ((Atomics.load(i, v.taken(this.peer, slot)) | 0) === (seq | 0)) {
         this.counters.duplicates++;
@@ -192,9 +194,6 @@ export class JitterWriter {
     decodeSamples(view, h, v.f32, v.samples(this.peer, slot));
     Atomics.store(i, v.tag(this.peer, slot), seq | 0); // publishes the samples above
     this.counters.received++;
-    // Fill gaps from the redundant copies before NEWEST moves: play must not give up on a frame
-    // that this very packet carries.
-    if (h.redundancy > 0) this.recover(h, view, cursor);
     if (seqDiff(seq, this.newest) > 0) {
       this.newest = seq;
       Atomics.store(i, v.peerI32(this.peer, PEER_I32.NEWEST), seq | 0);

@@ -206,10 +206,10 @@ class NetWorker {
     for (let i = 0; i < peers.length; i++) {
       const ch = peers[i]!.channel;
       if (dropped || ch.readyState !== 'open' || ch.bufferedAmount > MAX_BUFFERED_BYTES) continue;
-      if (this.test.delayMs) {
-        // Test option: a random delay per packet (allocates; never set outside tests).
+      if (this.test.delayMs || this.test.jitterMs) {
+        // Test option: a fixed plus a random delay per packet (allocates; never set outside tests).
         const copy = bytes.slice();
-        setTimeout(() => ch.readyState === 'open' && ch.send(copy), Math.random() * this.test.delayMs);
+        setTimeout(() => ch.readyState === 'open' && ch.send(copy), (this.test.delayMs ?? 0) + Math.random() * (this.test.jitterMs ?? 0));
       } else {
         ch.send(bytes);
       }
@@ -482,6 +482,7 @@ class NetWorker {
         concealed: w.playCounter(PEER_I32.CONCEALED),
         recovered: c.recovered,
         underruns: w.playCounter(PEER_I32.UNDERRUNS),
+        trimmed: w.playCounter(PEER_I32.TRIMMED),
         depth: p.controller.target,
         fill: { avg: round2(fill.avg), min: round2(fill.min), target: p.controller.target },
         percent: { late: pct(c.late), lost: pct(lost), duplicates: pct(c.duplicates), rejected: pct(p.rejected) },

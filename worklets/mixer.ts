@@ -17,6 +17,8 @@ const FIFO_FRAMES = 2048;
 const KEEP = PLC_WINDOW + HALF;
 /** Burg fits allowed per render quantum across all peers: bounds the worst case (everyone loses at once). */
 const MAX_FITS_PER_QUANTUM = 4;
+/** Excess over the target depth (quanta) that is trimmed at once when playout resumes after an underrun. */
+const TRIM_EXCESS = 4;
 /** Per-quantum slew of the applied rate toward the controller's (time constant ≈ 32 quanta = 85 ms). */
 const RATE_SLEW = 1 / 32;
 
@@ -27,6 +29,8 @@ export class Mixer {
   private readonly started = new Uint8Array(MAX_PEERS);
   /** After a gap longer than the concealment fade: wait (silent) until the target depth is buffered again. */
   private readonly outage = new Uint8Array(MAX_PEERS);
+  /** The previous pull was an underrun (the cursor waited). */
+  private readonly holding = new Uint8Array(MAX_PEERS);
   private readonly lastGain = new Float32Array(MAX_PEERS);
   /** Read position in the FIFO (fractional frames) and write position (frames). */
   private readonly rd = new Float64Array(MAX_PEERS);
@@ -151,7 +155,7 @@ export class Mixer {
   private pull(p: number, fifo: Float32Array): void {
     const v = this.v;
     const i32 = v.i32;
-    const cur = this.cursor[p]!;
+    let cur = this.cursor[p]!;
     const at = this.wr[p]!;
     const plc = this.plc[p]!;
     this.wr[p] = at + QUANTUM_FRAMES;
@@ -162,7 +166,35 @@ export class Mixer {
       Atomics.store(i32, v.peerI32(p, PEER_I32.CURSOR), (cur + 1) | 0);
       return;
     }
-    const slot = slotOf(cur);
+    if (this.outage[p] !== 0) {
+      // Rebuffer after an outage: stay silent until the target depth has arrived again.
+      const queued = seqDiff(Atomics.load(i32, v.peerI32(p, PEER_I32.NEWEST)) >>> 0, cur) + 1;
+      if (queued < Atomics.load(i32, v.peerI32(p, PEER_I32.TARGET_DEPTH))) {
+        fifo.fill(0, 2 * at, 2 * (at + QUANTUM_FRAMES));
+        Atomics.add(i32, v.peerI32(p, PEER_I32.UNDERRUNS), 1);
+        return;
+      }
+      this.outage[p] = 0;
+    }
+    let slot = slotOf(cur);
+    if (this.holding[p] !== 0 && Atomics.load(i32, v.tag(p, slot)) === (cur | 0)) {
+      // Resuming after an underrun. If the stall upstream ended with a burst, more than the
+      // target is queued now: skip the excess here, at the glitch (the crossfade from the
+      // concealment covers the jump), rather than carry the stall as latency for seconds.
+      this.holding[p] = 0;
+      const queued = seqDiff(Atomics.load(i32, v.peerI32(p, PEER_I32.NEWEST)) >>> 0, cur) + 1;
+      const excess = queued - Atomics.load(i32, v.peerI32(p, PEER_I32.TARGET_DEPTH));
+      if (excess > TRIM_EXCESS) {
+        for (let k = 0; k < excess; k++) {
+          const s = slotOf(cur + k);
+          if (Atomics.load(i32, v.tag(p, s)) === ((cur + k) | 0)) Atomics.store(i32, v.taken(p, s), (cur + k) | 0);
+        }
+        Atomics.add(i32, v.peerI32(p, PEER_I32.TRIMMED), excess);
+        cur = (cur + excess) >>> 0;
+        slot = slotOf(cur);
+        this.cursor[p] = cur;
+      }
+    }
     if (Atomics.load(i32, v.tag(p, slot)) === (cur | 0)) {
       // The tag load above makes the worker's sample writes visible (it stored the tag after them).
       const src = v.samples(p, slot);
@@ -178,16 +210,6 @@ export class Mixer {
       return;
     }
     const ahead = seqDiff(Atomics.load(i32, v.peerI32(p, PEER_I32.NEWEST)) >>> 0, cur);
-    if (this.outage[p] !== 0) {
-      // Rebuffer after an outage: stay silent until the target depth has arrived again.
-      const target = Atomics.load(i32, v.peerI32(p, PEER_I32.TARGET_DEPTH));
-      if (ahead + 1 < target) {
-        fifo.fill(0, 2 * at, 2 * (at + QUANTUM_FRAMES));
-        Atomics.add(i32, v.peerI32(p, PEER_I32.UNDERRUNS), 1);
-        return;
-      }
-      this.outage[p] = 0;
-    }
     const fit = plc.run === 0 && this.fitsLeft > 0;
     if (fit) this.fitsLeft--;
     plc.conceal(fifo, at, QUANTUM_FRAMES, at, fit);
@@ -198,6 +220,7 @@ export class Mixer {
       Atomics.store(i32, v.peerI32(p, PEER_I32.CURSOR), (cur + 1) | 0);
     } else {
       Atomics.add(i32, v.peerI32(p, PEER_I32.UNDERRUNS), 1);
+      this.holding[p] = 1;
       if (plc.run > PLC_FADE_QUANTA) this.outage[p] = 1;
     }
   }
@@ -222,13 +245,19 @@ export class Mixer {
     const depth = Atomics.load(i32, v.peerI32(p, PEER_I32.TARGET_DEPTH));
     const newest = Atomics.load(i32, v.peerI32(p, PEER_I32.NEWEST)) >>> 0;
     if (seqDiff(newest, cursor) > depth && seqDiff(newest, first) >= 0 && seqDiff(newest, first) < 64) {
-      cursor = (newest - depth + 1) >>> 0;
+      const start = (newest - depth) >>> 0;
+      // Mark the skipped frames taken, so the worker does not count them late when their slots are reused.
+      for (let s = first; seqDiff(start, s) > 0; s = (s + 1) >>> 0) {
+        if (Atomics.load(i32, v.tag(p, slotOf(s))) === (s | 0)) Atomics.store(i32, v.taken(p, slotOf(s)), s | 0);
+      }
+      cursor = start;
       if (seqDiff(cursor, first) > 0) first = cursor;
     }
     this.cursor[p] = cursor;
     this.first[p] = first;
     this.started[p] = 1;
     this.outage[p] = 0;
+    this.holding[p] = 0;
     this.ackGen[p] = gen;
     // A fresh FIFO: silent history, the read position HALF frames behind the write position
     // (the interpolation kernel's look-ahead: 0.17 ms).

@@ -1,4 +1,4 @@
-// Test switches read from the page URL (`?test=tap&dropEvery=10&delayMs=30&captureRatio=1.001`),
+// Test switches read from the page URL (`?test=tap&dropEvery=10&delayMs=30&jitterMs=10&captureRatio=1.001`),
 // passed to the network worker at start. Only the browser tests set them; the UI never does.
 
 import type { TestOptions } from '../shared/worker-protocol.ts';
@@ -14,9 +14,11 @@ export function testOptionsFromUrl(params: URLSearchParams): TestOptions | null 
   };
   const dropEvery = num('dropEvery', (x) => Number.isInteger(x) && x >= 2);
   const delayMs = num('delayMs', (x) => x > 0 && x <= 1000);
+  const jitterMs = num('jitterMs', (x) => x > 0 && x <= 1000);
   const captureRatio = num('captureRatio', (x) => x > 0.9 && x < 1.1);
   if (dropEvery !== undefined) t.dropEvery = dropEvery;
   if (delayMs !== undefined) t.delayMs = delayMs;
+  if (jitterMs !== undefined) t.jitterMs = jitterMs;
   if (captureRatio !== undefined) t.captureRatio = captureRatio;
   return Object.keys(t).length ? t : null;
 }

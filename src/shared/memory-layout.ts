@@ -143,6 +143,12 @@ export const PEER_I32 = {
    * R net at 10 Hz: reads the entries it has not seen (it falls behind only after FILL_RING windows).
    */
   FILL_COUNT: 14,
+  /**
+   * W play: frames it skipped when playout resumed after an underrun with more than TRIM_EXCESS
+   * quanta over the target queued (a stall upstream delivered them all at once): the depth snaps
+   * back at the glitch instead of carrying the stall as extra latency. R net (→ stats).
+   */
+  TRIMMED: 15,
   /** FILL_RING entries (see FILL_COUNT). W play, R net. */
   FILL_MIN: 16,
   SIZE: 24,

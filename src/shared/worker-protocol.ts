@@ -10,8 +10,10 @@ export interface TestOptions {
   tap?: boolean;
   /** Drop every n-th outgoing frame (n ≥ 2) before sending, to check the receiver's loss figures. */
   dropEvery?: number;
-  /** Hold every outgoing frame this many ms before sending (a timer per frame), to check late/IFDV. */
+  /** Hold every outgoing audio packet this many ms before sending (a timer per packet), to check the loopback round trip. */
   delayMs?: number;
+  /** Plus a random 0..jitterMs ms per packet, to check late % and IFDV. */
+  jitterMs?: number;
   /** Resample the capture by this ratio before sending (e.g. 1.001 = a clock 1000 ppm fast). */
   captureRatio?: number;
 }
@@ -122,6 +124,8 @@ export interface PeerStats {
   recovered: number;
   /** Quanta the playout waited because the buffer ran empty (each grows the delay by one quantum). */
   underruns: number;
+  /** Frames skipped when playout resumed after an underrun with a burst queued (the delay snaps back to the target). */
+  trimmed: number;
   /** Target depth in quanta: the adaptive choice, or the manual override. */
   depth: number;
   /** Buffer fill over the last second, in quanta: frames buffered ahead of playout, seen at each arrival. */

@@ -4,14 +4,12 @@
 import { expect, test, type Page } from '@playwright/test';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { QUANTUM_FRAMES, SAMPLE_RATE } from '../../src/shared/constants.ts';
-import type { StatsMessage } from '../../src/shared/worker-protocol.ts';
 import { installAudit, readAudit } from '../support/audit.ts';
 import { joinRoom, launchPeer, netWorker, type PeerBrowser } from '../support/browsers.ts';
 import { startServer, type RunningServer } from '../support/server.ts';
+import { FRAMES_PER_SECOND, stats, waitForPeers } from '../support/stats.ts';
 import { tonePower, writeToneWav, zeroCrossingHz } from '../support/wav.ts';
 
-const FRAMES_PER_SECOND = SAMPLE_RATE / QUANTUM_FRAMES; // 375
 const tmp = join(import.meta.dirname, '..', '.tmp');
 
 let server: RunningServer;
@@ -27,22 +25,6 @@ test.beforeAll(async () => {
 test.afterAll(async () => {
   await server?.close();
 });
-
-function stats(page: Page): Promise<StatsMessage | null> {
-  return page.evaluate(() => (document.querySelector('tutti-app') as unknown as { stats: StatsMessage | null }).stats);
-}
-
-/** Wait until the page receives from `count` peers at full rate. */
-async function waitForPeers(page: Page, count: number): Promise<StatsMessage> {
-  let last: StatsMessage | null = null;
-  await expect
-    .poll(async () => {
-      last = await stats(page);
-      return (last?.peers ?? []).filter((p) => p.channelState === 'open' && p.framesPerSecond > FRAMES_PER_SECOND * 0.8).length;
-    }, { timeout: 30_000, intervals: [250] })
-    .toBe(count);
-  return last!;
-}
 
 interface TapSnapshot {
   streamId: number;
@@ -114,7 +96,10 @@ test('two browsers hear each other: bit-exact PCM, no late or lost frames, main 
       expect(received, 'frames received in 10 s').toBeGreaterThan(FRAMES_PER_SECOND * 10 * 0.95);
       expect(late + lost, `late ${late} + lost ${lost} over 10 s at the default depth`).toBe(0);
       expect(p1.rejected).toBe(0);
-      expect(p1.depth).toBe(8);
+      // The adaptive depth is running: a target in range, a measured fill, a channel round trip.
+      expect(p1.fill.target).toBeGreaterThanOrEqual(1);
+      expect(p1.fill.target).toBeLessThanOrEqual(32);
+      expect(p1.rttMs, 'ping/pong round trip over the audio channel').not.toBeNull();
     }
 
     // Bit-exact: every frame each side decoded equals what the other encoded.
@@ -201,9 +186,13 @@ test('a third peer (sending mono) is mixed in, bit-exact; a peer that leaves fre
       }), { timeout: 10_000 })
       .toBe(0);
 
-    // Live depth change reaches the playout worklet.
+    // A manual depth, changed live, is reached by rate steering (no skip, no hold): the measured
+    // low point of the buffer settles at the new target.
+    await a.page.getByRole('checkbox', { name: 'Automatic jitter buffer' }).uncheck();
     await a.page.getByRole('slider', { name: /Jitter buffer/ }).fill('16');
-    await expect.poll(async () => (await stats(a.page))!.peers.every((p) => p.depth === 16), { timeout: 10_000 }).toBe(true);
+    await expect
+      .poll(async () => (await stats(a.page))!.peers.every((p) => p.fill.target === 16 && Math.abs(p.fill.avg - 16) <= 1), { timeout: 30_000 })
+      .toBe(true);
 
     // Carol leaves: Alice's worker closes her channel and frees her slot; Bob keeps streaming.
     const before = await debugState(a.page);
