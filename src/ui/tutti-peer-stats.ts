@@ -97,6 +97,7 @@ function rows(s: PeerStats, kbpsOut: number | undefined): [string, string][] {
     ['Concealed', `${s.concealed} quanta`],
     ['Recovered', `${s.recovered} frames`],
     ['Underruns', `${s.underruns}`],
+    ['Trimmed', `${s.trimmed} frames`],
     ['RTT', s.rttMs === null ? '–' : ms(s.rttMs)],
     ['IFDV', s.ifdvMs ? `p50 ${s.ifdvMs.p50.toFixed(2)} · p95 ${s.ifdvMs.p95.toFixed(2)} · max ${s.ifdvMs.max.toFixed(2)} ms` : '–'],
     ['Added latency', s.latencyMs ? `p50 ${ms(s.latencyMs.p50)} · p99 ${ms(s.latencyMs.p99)}` : '–'],
