@@ -10,6 +10,7 @@ import captureWorkletUrl from '../../worklets/capture.worklet.ts?worker&url';
 import playbackWorkletUrl from '../../worklets/playback.worklet.ts?worker&url';
 import { TuttiError, isolationError, micError } from './errors.ts';
 import { NetBridge } from './net-bridge.ts';
+import { StatsRecorder } from './stats-recorder.ts';
 
 export interface EngineOptions {
   channels: 1 | 2;
@@ -31,6 +32,8 @@ export interface Levels {
 
 export class AudioEngine {
   readonly net: NetBridge;
+  /** Every stats message of this session with its receive time (sparklines, quality, JSON export). */
+  readonly stats = new StatsRecorder();
   private readonly captureControl: Float32Array;
   private readonly playback: PlaybackViews;
 
@@ -45,6 +48,7 @@ export class AudioEngine {
     this.net = net;
     this.captureControl = captureControl;
     this.playback = playback;
+    net.on('stats', (m) => this.stats.push(m));
   }
 
   static async start(opts: EngineOptions): Promise<AudioEngine> {
@@ -123,7 +127,16 @@ export class AudioEngine {
 
   /** Output latency the device adds after our playout (s), when the browser reports it. */
   outputLatency(): number {
-    return (this.context.outputLatency || 0) + (this.context.baseLatency || 0);
+    const d = this.deviceLatency();
+    return d.outputLatencyS + d.baseLatencyS;
+  }
+
+  /**
+   * The two output terms of the one-way estimate, seconds: `AudioContext.outputLatency` (audio
+   * graph output to the device; 0 where the browser does not report it) and `baseLatency`.
+   */
+  deviceLatency(): { outputLatencyS: number; baseLatencyS: number } {
+    return { outputLatencyS: this.context.outputLatency || 0, baseLatencyS: this.context.baseLatency || 0 };
   }
 
   async stop(): Promise<void> {

@@ -1,8 +1,7 @@
 // Page-side handle of the network worker: typed methods for every ToWorker message, typed
 // events for every FromWorker message, and the worker's lifetime. Components never postMessage.
 
-import type { CaptureMemory } from '../shared/memory-layout.ts';
-import type { FromWorker, StatsMessage, TestOptions, ToWorker, TraceMessage } from '../shared/worker-protocol.ts';
+import type { FromWorker, InitMessage, StatsMessage, ToWorker, TraceMessage } from '../shared/worker-protocol.ts';
 
 type Handlers = {
   stats: (m: StatsMessage) => void;
@@ -20,9 +19,10 @@ export class NetBridge {
     error: new Set(),
   };
   readonly ready: Promise<void>;
-  private readonly traceWaiters: ((m: TraceMessage) => void)[] = [];
+  /** get-trace requests awaiting their `trace` answer, oldest first (the worker answers in order). */
+  private readonly traceWaiters: { resolve: (t: TraceMessage) => void; reject: (e: Error) => void }[] = [];
 
-  constructor(init: { capture: CaptureMemory; playback: SharedArrayBuffer; channels: 1 | 2; depth: number; adaptive: boolean; redundancy: number; test?: TestOptions }) {
+  constructor(init: Omit<InitMessage, 'type'>) {
     this.worker = new Worker(new URL('../../workers/net.worker.ts', import.meta.url), { type: 'module', name: 'tutti-net' });
     this.ready = new Promise((resolve, reject) => {
       this.worker.onerror = (e) => reject(new Error(`network worker failed to start: ${e.message}`));
@@ -49,24 +49,38 @@ export class NetBridge {
   setPeerMix(peerId: string, gain: number, muted: boolean): void {
     this.post({ type: 'set-peer-mix', peerId, gain, muted });
   }
-  /** Adaptive depth (`depth` ignored until switched to manual), or a manual override of `depth` quanta. */
+  /** Manual jitter depth in quanta (`adaptive` false), or hand the choice back to the worker (`adaptive` true). */
   setDepth(depth: number, adaptive: boolean): void {
     this.post({ type: 'set-depth', depth, adaptive });
   }
+  /** Redundant frames per outgoing packet (0..3). */
   setRedundancy(frames: number): void {
     this.post({ type: 'set-redundancy', frames });
   }
-  /** Ask `peerId` to echo our stream at network level and measure the round trip (stats.loopbackRttMs). */
+  /** Ask `peerId`'s worker to echo our stream, and measure the round trip (PeerStats.loopbackRttMs). */
   setLoopback(peerId: string, enabled: boolean): void {
     this.post({ type: 'set-loopback', peerId, enabled });
   }
+  /** Start (or stop) recording per-frame arrival times; StatsMessage.traceFrames counts them. */
   setTrace(enabled: boolean): void {
     this.post({ type: 'set-trace', enabled });
   }
-  /** The arrival trace recorded so far. */
-  getTrace(): Promise<TraceMessage> {
-    return new Promise((resolve) => {
-      this.traceWaiters.push(resolve);
+  /** The arrival trace recorded so far; rejects if the worker has not answered within `timeoutMs`. */
+  getTrace(timeoutMs = 10_000): Promise<TraceMessage> {
+    return new Promise((resolve, reject) => {
+      const waiter = {
+        resolve: (t: TraceMessage) => {
+          clearTimeout(timer);
+          resolve(t);
+        },
+        reject,
+      };
+      const timer = setTimeout(() => {
+        const i = this.traceWaiters.indexOf(waiter);
+        if (i >= 0) this.traceWaiters.splice(i, 1);
+        reject(new Error(`the network worker sent no trace within ${timeoutMs / 1000} s`));
+      }, timeoutMs);
+      this.traceWaiters.push(waiter);
       this.post({ type: 'get-trace' });
     });
   }
@@ -79,6 +93,7 @@ export class NetBridge {
   terminate(): void {
     this.post({ type: 'stop' });
     this.worker.terminate();
+    for (const w of this.traceWaiters.splice(0)) w.reject(new Error('the network worker stopped before sending the trace'));
   }
 
   private post(msg: ToWorker): void {
@@ -93,7 +108,7 @@ export class NetBridge {
         for (const fn of this.handlers.stats) fn(m);
         return;
       case 'trace':
-        this.traceWaiters.shift()?.(m);
+        this.traceWaiters.shift()?.resolve(m);
         return;
       case 'peer-open':
         for (const fn of this.handlers['peer-open']) fn(m.peerId);

@@ -24,6 +24,8 @@ import './tutti-notes.ts';
 import './tutti-setlist.ts';
 import './tutti-share.ts';
 import './tutti-remote.ts';
+import './tutti-measure-tools.ts';
+import './tutti-setup-check.ts';
 
 interface Session {
   room: Room;
@@ -308,6 +310,7 @@ export class TuttiApp extends LitElement {
         </div>
       </form>
       <tutti-settings></tutti-settings>
+      <tutti-setup-check .channels=${this.channels} .signalUrl=${params.get('signal') ?? signalingUrl()}></tutti-setup-check>
       ${this.recent.length && !remote
         ? html`<section aria-labelledby="recent-h" class="recent">
             <h2 id="recent-h">Recent rooms on this device</h2>
@@ -415,10 +418,12 @@ export class TuttiApp extends LitElement {
             ? html`<span class="muted-note wide-only" data-testid="send-stats">Sending ${this.stats.sendFramesPerSecond} frames/s · worker ${this.stats.workerCpuMsPerSecond} ms/s</span>`
             : nothing}
         </div>
+        <tutti-measure-tools .engine=${s.engine}></tutti-measure-tools>
         <div class="peers" @peer-mix=${this.onPeerMix}>
           ${this.members.map((m) => {
             const mix = this.mix.get(m.id);
-            return html`<tutti-peer-strip data-peer=${m.id} .member=${m} .stats=${byId.get(m.id)} .level=${(slot: number) => levels().peer(slot)}
+            return html`<tutti-peer-strip data-peer=${m.id} .member=${m} 
+              .engine=${s.engine} .stats=${byId.get(m.id)} .level=${(slot: number) => levels().peer(slot)}
               .gain=${mix?.gain ?? 1} .muted=${mix?.muted ?? false}></tutti-peer-strip>`;
           })}
         </div>

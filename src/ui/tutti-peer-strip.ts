@@ -5,7 +5,9 @@ import { LitElement, css, html, nothing } from 'lit';
 import { customElement, property } from 'lit/decorators.js';
 import type { PeerStats } from '../shared/worker-protocol.ts';
 import type { RemoteMember } from '../room/audio-mesh.ts';
+import type { AudioEngine } from '../engine/audio-engine.ts';
 import './tutti-meter.ts';
+import './tutti-peer-stats.ts';
 
 export interface PeerMixDetail {
   peerId: string;
@@ -34,6 +36,8 @@ export class TuttiPeerStrip extends LitElement {
   `;
   @property({ attribute: false }) member!: RemoteMember;
   @property({ attribute: false }) stats: PeerStats | undefined;
+  /** For the connection panel (stats history, loopback); none, no panel. */
+  @property({ attribute: false }) engine: AudioEngine | undefined;
   @property({ attribute: false }) level: (slot: number) => number = () => 0;
   @property({ type: Number }) gain = 1;
   @property({ type: Boolean }) muted = false;
@@ -67,6 +71,7 @@ export class TuttiPeerStrip extends LitElement {
             ${s.latencyMs ? html` · latency ${s.latencyMs.p50.toFixed(1)} ms` : nothing}
           </div>`
         : nothing}
+      ${this.engine ? html`<tutti-peer-stats .engine=${this.engine} .peerId=${this.member.id}></tutti-peer-stats>` : nothing}
     `;
   }
 }

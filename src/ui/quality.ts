@@ -1,0 +1,132 @@
+// Pure measurement arithmetic for the page (main thread): the connection quality label and the
+// estimated one-way delay. No DOM, no engine: unit-tested in tests/unit/measure.test.ts and
+// documented, threshold by threshold, in docs/MEASUREMENT.md.
+
+import { QUANTUM_MS } from '../shared/constants.ts';
+import type { PeerStats } from '../shared/worker-protocol.ts';
+
+export type QualityLabel = 'Excellent' | 'Good' | 'Fair' | 'Poor';
+
+/** What the label is judged on, over a recent window (see `qualityInput`). */
+export interface QualityInput {
+  /** Mean of the DataChannel round trips in the window, ms. */
+  rttAvgMs: number;
+  /** Largest round trip in the window, ms. */
+  rttMaxMs: number;
+  /** Jitter-buffer target in ms (target depth × one quantum). */
+  bufferMs: number;
+  /** Frames that missed their playout (late + lost) in the window, % of frames expected. */
+  dropPercent: number;
+}
+
+export interface QualityTier {
+  label: Exclude<QualityLabel, 'Poor'>;
+  /** Every figure must be strictly below its limit. */
+  rttAvgMs: number;
+  rttMaxMs: number;
+  bufferMs: number;
+  dropPercent: number;
+}
+
+/**
+ * Best tier first. Excellent is JackTrip Virtual Studio's (average RTT < 10 ms, max < 15 ms, jitter
+ * buffer < 6 ms) plus a drop limit; the others widen each limit step by step (docs/MEASUREMENT.md).
+ */
+export const QUALITY_TIERS: readonly QualityTier[] = [
+  { label: 'Excellent', rttAvgMs: 10, rttMaxMs: 15, bufferMs: 6, dropPercent: 0.1 },
+  { label: 'Good', rttAvgMs: 25, rttMaxMs: 40, bufferMs: 12, dropPercent: 0.5 },
+  { label: 'Fair', rttAvgMs: 50, rttMaxMs: 80, bufferMs: 25, dropPercent: 2 },
+];
+
+export interface Quality {
+  label: QualityLabel;
+  /** Why it is not one tier better: the limits of the next tier up that were missed. Empty for Excellent. */
+  reasons: string[];
+}
+
+/** The best tier whose every limit the input stays strictly below; Poor when none. */
+export function quality(q: QualityInput): Quality {
+  let reasons: string[] = [];
+  for (const tier of QUALITY_TIERS) {
+    const missed = [
+      ...(q.rttAvgMs < tier.rttAvgMs ? [] : [`average RTT ${fmt(q.rttAvgMs)} ms ≥ ${tier.rttAvgMs} ms`]),
+      ...(q.rttMaxMs < tier.rttMaxMs ? [] : [`max RTT ${fmt(q.rttMaxMs)} ms ≥ ${tier.rttMaxMs} ms`]),
+      ...(q.bufferMs < tier.bufferMs ? [] : [`jitter buffer ${fmt(q.bufferMs)} ms ≥ ${tier.bufferMs} ms`]),
+      ...(q.dropPercent < tier.dropPercent ? [] : [`late + lost ${fmt(q.dropPercent)} % ≥ ${tier.dropPercent} %`]),
+    ];
+    if (missed.length === 0) return { label: tier.label, reasons };
+    reasons = missed;
+  }
+  return { label: 'Poor', reasons };
+}
+
+/** Seconds of history the quality label looks at (stats arrive at 1 Hz). */
+export const QUALITY_WINDOW = 10;
+
+/**
+ * The quality input from one peer's recent stats, oldest first (the last `QUALITY_WINDOW` are
+ * used). Null until the peer has a round trip measurement. The drop % is over the window: the
+ * growth of late + lost against the growth of the frames expected (`framesExpected`); with a single
+ * sample, the session percentages.
+ */
+export function qualityInput(history: readonly PeerStats[]): QualityInput | null {
+  const recent = history.slice(-QUALITY_WINDOW);
+  const rtts = recent.flatMap((p) => (p.rttMs === null ? [] : [p.rttMs]));
+  const last = recent.at(-1);
+  if (!last || rtts.length === 0) return null;
+  const first = recent[0]!;
+  const dropped = last.late + last.lost - (first.late + first.lost);
+  const expected = framesExpected(last) - framesExpected(first);
+  const dropPercent = recent.length > 1 && expected > 0 ? (100 * Math.max(0, dropped)) / expected : last.percent.late + last.percent.lost;
+  return {
+    rttAvgMs: rtts.reduce((a, b) => a + b, 0) / rtts.length,
+    rttMaxMs: Math.max(...rtts),
+    bufferMs: last.fill.target * QUANTUM_MS,
+    dropPercent,
+  };
+}
+
+/** Frames expected from a peer so far, the worker's denominator for `percent`: received + recovered + late + lost. */
+export function framesExpected(p: Pick<PeerStats, 'received' | 'recovered' | 'late' | 'lost'>): number {
+  return p.received + p.recovered + p.late + p.lost;
+}
+
+export interface OneWayInput {
+  /** DataChannel round trip, ms. */
+  rttMs: number;
+  /** Jitter-buffer target depth, quanta. */
+  targetDepth: number;
+  /** AudioContext.outputLatency, seconds (0 when the browser does not report it). */
+  outputLatencyS: number;
+  /** AudioContext.baseLatency, seconds. */
+  baseLatencyS: number;
+}
+
+export interface OneWay {
+  totalMs: number;
+  /** The terms that add up to the total, ms. */
+  captureMs: number;
+  networkMs: number;
+  jitterMs: number;
+  outputMs: number;
+}
+
+/**
+ * Estimated mouth-to-ear delay from us to a peer (or back, assuming a symmetric path):
+ * one capture quantum + RTT/2 + target depth × quantum + output latency (outputLatency +
+ * baseLatency). Input-device latency is not reported by browsers and is not included.
+ */
+export function oneWayDelay(i: OneWayInput): OneWay {
+  for (const [k, v] of Object.entries(i)) {
+    if (!Number.isFinite(v) || v < 0) throw new RangeError(`oneWayDelay: ${k} must be a finite number ≥ 0, got ${String(v)}`);
+  }
+  const captureMs = QUANTUM_MS;
+  const networkMs = i.rttMs / 2;
+  const jitterMs = i.targetDepth * QUANTUM_MS;
+  const outputMs = (i.outputLatencyS + i.baseLatencyS) * 1000;
+  return { totalMs: captureMs + networkMs + jitterMs + outputMs, captureMs, networkMs, jitterMs, outputMs };
+}
+
+function fmt(x: number): string {
+  return x.toFixed(1);
+}
