@@ -1,8 +1,9 @@
-// Synthetic-sender bench page (main thread, P4 scale): joins a Tutti room as N synthetic members
-// over real RTCPeerConnections (SyntheticMesh) and hands their DataChannels to a sender worker.
+// Synthetic-sender bench page (main thread, P4 scale). As the host page: joins a Tutti room as N
+// synthetic members over real RTCPeerConnections (SyntheticMesh) and hands their DataChannels to a
+// sender worker. Loaded with ?member=… in an iframe: one synthetic member's room presence.
 
 import type { FromSender, SenderStats, ToSender } from './synth-protocol.ts';
-import { SyntheticMesh } from './mesh-adapter.ts';
+import { SyntheticMember, SyntheticMesh } from './mesh-adapter.ts';
 
 declare global {
   interface Window {
@@ -14,32 +15,46 @@ declare global {
   }
 }
 
-const worker = new Worker(new URL('./sender.worker.ts', import.meta.url), { type: 'module', name: 'synthetic-sender' });
-const waiting = new Map<string, () => void>();
-let latest: SenderStats | null = null;
-let mesh: SyntheticMesh | null = null;
-let count = 0;
-worker.onmessage = (ev: MessageEvent<FromSender>) => {
-  const m = ev.data;
-  if (m.type === 'open') {
-    waiting.get(m.id)?.();
-    waiting.delete(m.id);
-  } else latest = m.stats;
-};
+const params = new URLSearchParams(location.search);
+const member = params.get('member');
+if (member !== null) joinAsMember(member);
+else host();
 
-window.__synthStart = (signalUrl, room) => {
-  mesh = new SyntheticMesh(signalUrl, room, (id, channel) => {
-    worker.postMessage({ type: 'add', id, channel } satisfies ToSender, [channel as unknown as Transferable]);
-  });
-};
-window.__synthAdd = async (n) => {
-  if (!mesh) throw new Error('__synthStart first');
-  const opened: Promise<void>[] = [];
-  for (let i = 0; i < n; i++) {
-    const id = mesh.addMember(count++);
-    opened.push(new Promise<void>((resolve) => waiting.set(id, resolve)));
-    await new Promise((r) => setTimeout(r, 50)); // stay well inside the server's signaling rate limit
-  }
-  await Promise.all(opened);
-};
-window.__synthStats = () => latest;
+function joinAsMember(id: string): void {
+  const links = window.parent === window ? undefined : window.parent.__synthLinks;
+  const signal = params.get('signal');
+  const room = params.get('room');
+  if (!links || !signal || !room) throw new Error('a synthetic member page needs ?signal=&room= and a host page as parent');
+  new SyntheticMember(id, signal, room, links);
+}
+
+function host(): void {
+  const worker = new Worker(new URL('./sender.worker.ts', import.meta.url), { type: 'module', name: 'synthetic-sender' });
+  const waiting = new Map<string, () => void>();
+  let latest: SenderStats | null = null;
+  let mesh: SyntheticMesh | null = null;
+  worker.onmessage = (ev: MessageEvent<FromSender>) => {
+    const m = ev.data;
+    if (m.type === 'open') {
+      waiting.get(m.id)?.();
+      waiting.delete(m.id);
+    } else latest = m.stats;
+  };
+
+  window.__synthStart = (signalUrl, room) => {
+    mesh = new SyntheticMesh(signalUrl, room, (id, channel) => {
+      worker.postMessage({ type: 'add', id, channel } satisfies ToSender, [channel as unknown as Transferable]);
+    });
+  };
+  window.__synthAdd = async (n) => {
+    if (!mesh) throw new Error('__synthStart first');
+    const opened: Promise<void>[] = [];
+    for (let i = 0; i < n; i++) {
+      const id = mesh.addMember();
+      opened.push(new Promise<void>((resolve) => waiting.set(id, resolve)));
+      await new Promise((r) => setTimeout(r, 200)); // each member loads a page and opens a y-webrtc link to the receiver
+    }
+    await Promise.all(opened);
+  };
+  window.__synthStats = () => latest;
+}
