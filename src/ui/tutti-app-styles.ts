@@ -26,6 +26,7 @@ export const appStyles = css`
   input[type='range'] { min-height: 44px; margin: 0; width: 100%; }
   input[type='radio'] { width: 22px; height: 22px; }
   fieldset label { min-height: 44px; }
+  label.check { min-height: 44px; display: flex; align-items: center; gap: 8px; }
   .card { display: grid; gap: 8px; padding: 12px; border-radius: 8px; background: #18212b; }
   details.card summary { min-height: 44px; line-height: 44px; cursor: pointer; }
   .roster, .recent ul { list-style: none; margin: 0; padding: 0; display: grid; gap: 4px; }

@@ -43,7 +43,8 @@ export class TuttiApp extends LitElement {
 
   @state() private phase: 'join' | 'joining' | 'room' = 'join';
   @state() private error = '';
-  @state() private room = link?.room ?? '';
+  /** From the share link (`#room=`), or an older `?room=` link (the installed app's shortcuts and bookmarks). */
+  @state() private room = link?.room ?? params.get('room') ?? '';
   @state() private password = link?.password ?? '';
   @state() private name = localStorage.getItem('tutti.name') ?? '';
   @state() private myRole: Role = (localStorage.getItem('tutti.role') as Role | null) ?? 'student';
@@ -389,7 +390,7 @@ export class TuttiApp extends LitElement {
               <input type="range" name="input-gain" min="0" max="2" step="0.01" .value=${String(this.inputGain)}
                 @input=${(e: Event) => { this.inputGain = Number((e.target as HTMLInputElement).value); engine.setInputGain(this.inputGain); }} />
             </label>
-            <label><input type="checkbox" name="adaptive" .checked=${this.adaptive}
+            <label class="check"><input type="checkbox" name="adaptive" .checked=${this.adaptive}
                 @change=${(e: Event) => this.setDepth(this.depth, (e.target as HTMLInputElement).checked)} /> Automatic jitter buffer</label>
             <label>Jitter buffer${this.adaptive ? ' (manual when automatic is off)' : ''}: ${this.depth} × ${QUANTUM_MS.toFixed(2)} ms = ${(this.depth * QUANTUM_MS).toFixed(1)} ms
               <input type="range" name="depth" min=${MIN_DEPTH} max=${MAX_DEPTH} step="1" .value=${String(this.depth)} ?disabled=${this.adaptive}

@@ -16,7 +16,7 @@ export const EXPORT_SAMPLES = 600;
 export class TuttiMeasureTools extends LitElement {
   static override styles = css`
     :host { display: flex; flex-wrap: wrap; align-items: center; gap: 8px 12px; font-size: 13px; color: #9fb0c0; }
-    button { min-height: 36px; padding: 0 12px; border-radius: 6px; border: 1px solid #3a4857; background: #222d39; color: #e6edf3; font: inherit; cursor: pointer; }
+    button { min-height: 44px; padding: 0 12px; border-radius: 6px; border: 1px solid #3a4857; background: #222d39; color: #e6edf3; font: inherit; cursor: pointer; }
     button[aria-pressed='true'] { background: #7a2e2e; border-color: #a33; }
     .err { color: #e5534b; }
   `;

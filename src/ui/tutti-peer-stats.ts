@@ -21,13 +21,13 @@ export class TuttiPeerStats extends LitElement {
   static override styles = css`
     :host { display: block; font-size: 13px; color: #c4d0dc; }
     .head { display: flex; align-items: center; gap: 10px; flex-wrap: wrap; }
-    summary { cursor: pointer; color: #9fb0c0; min-height: 28px; display: inline-flex; align-items: center; }
+    summary { cursor: pointer; color: #9fb0c0; min-height: 44px; display: inline-flex; align-items: center; }
     dl { display: grid; grid-template-columns: max-content 1fr; gap: 2px 12px; margin: 8px 0; font: 12px ui-monospace, monospace; }
     dt { color: #9fb0c0; }
     dd { margin: 0; }
     .sparks { display: grid; gap: 6px; margin: 6px 0; }
     .sparks label { display: grid; grid-template-columns: 10em max-content; justify-content: start; align-items: center; gap: 8px; color: #9fb0c0; font-size: 12px; }
-    button { min-height: 32px; padding: 0 10px; border-radius: 6px; border: 1px solid #3a4857; background: #222d39; color: inherit; font: inherit; cursor: pointer; }
+    button { min-height: 44px; padding: 0 10px; border-radius: 6px; border: 1px solid #3a4857; background: #222d39; color: inherit; font: inherit; cursor: pointer; }
     button[aria-pressed='true'] { background: #2f5d7d; border-color: #6cb6ff; }
   `;
   @property({ attribute: false }) engine: AudioEngine | undefined;

