@@ -123,7 +123,7 @@ export class AudioMesh {
   }
 
   private createLink(peerId: string): Link {
-    const pc = new RTCPeerConnection({ iceServers: this.iceServers });
+    const pc = new RTCPeerConnection({ iceServers: this.iceServers, iceTransportPolicy: iceTransportPolicyFromSettings() });
     const link: Link = { pc, pendingCandidates: [], member: { id: peerId, name: this.names.get(peerId) ?? 'Guest', connection: pc.connectionState, audio: false } };
     this.links.set(peerId, link);
     pc.onicecandidate = (ev) => {
@@ -165,5 +165,17 @@ export class AudioMesh {
     link.pc.close();
     this.net.removePeer(peerId);
     this.onchange();
+  }
+}
+
+/**
+ * localStorage `tutti.iceTransportPolicy` = 'relay' sends all media through the TURN servers of
+ * `tutti.iceServers` (for users behind strict NATs, and the TURN fault tests); otherwise 'all'.
+ */
+function iceTransportPolicyFromSettings(): RTCIceTransportPolicy {
+  try {
+    return localStorage.getItem('tutti.iceTransportPolicy') === 'relay' ? 'relay' : 'all';
+  } catch {
+    return 'all';
   }
 }

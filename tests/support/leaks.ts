@@ -79,6 +79,29 @@ export const LEAK_SCRIPT = `(() => {
     if (m) { const s = m.get(key(type, opts)); if (s) s.delete(fn); }
     return rem.call(this, type, fn, opts);
   };
+  // The selected ICE candidate pair of every connection not closed (for the TURN test).
+  globalThis.__tuttiSelectedPairs = async () => {
+    const out = [];
+    for (const pc of pcs) {
+      if (pc.connectionState === 'closed') continue;
+      const stats = await pc.getStats();
+      let pair = null;
+      stats.forEach((s) => { if (s.type === 'transport' && s.selectedCandidatePairId) pair = stats.get(s.selectedCandidatePairId) || pair; });
+      const local = pair ? stats.get(pair.localCandidateId) : null;
+      const remote = pair ? stats.get(pair.remoteCandidateId) : null;
+      out.push({
+        connectionState: pc.connectionState,
+        local: local ? local.candidateType : null,
+        remote: remote ? remote.candidateType : null,
+        localAddress: local ? local.address + ':' + local.port : null,
+        remoteAddress: remote ? remote.address + ':' + remote.port : null,
+        relayProtocol: local && local.relayProtocol ? local.relayProtocol : null,
+        packetsSent: pair ? pair.packetsSent : null,
+        packetsReceived: pair ? pair.packetsReceived : null,
+      });
+    }
+    return out;
+  };
   globalThis.__tuttiLeaks = () => {
     const listeners = {};
     for (const ref of [...targets]) {
@@ -101,6 +124,23 @@ export const LEAK_SCRIPT = `(() => {
     };
   };
 })();`;
+
+export interface SelectedPair {
+  connectionState: string;
+  /** candidateType of the local and remote candidate of the selected pair ('host', 'srflx', 'relay'…). */
+  local: string | null;
+  remote: string | null;
+  localAddress: string | null;
+  remoteAddress: string | null;
+  relayProtocol: string | null;
+  packetsSent: number | null;
+  packetsReceived: number | null;
+}
+
+/** The selected candidate pair of each open RTCPeerConnection (needs installLeakCounters). */
+export function selectedPairs(page: Page): Promise<SelectedPair[]> {
+  return page.evaluate('globalThis.__tuttiSelectedPairs()') as Promise<SelectedPair[]>;
+}
 
 /** Chromium flag that makes gc() available to the page, so leak snapshots count reachable objects only. */
 export const EXPOSE_GC = '--js-flags=--expose-gc';
