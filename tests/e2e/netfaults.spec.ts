@@ -181,12 +181,22 @@ test('TURN relay with delay 20 ± 10 ms, reordering and 5 % loss: media goes thr
     const appliedPercent = (100 * (r1.dropped - r0.dropped)) / up;
     console.log(`relay: ${r1.dropped - r0.dropped} of ${up} client datagrams dropped (${appliedPercent.toFixed(2)} %), ${r1.reordered - r0.reordered} reordered, ${r1.clients} TURN client sockets`);
     expect(r1.reordered - r0.reordered, 'the relay reordered datagrams').toBeGreaterThan(100);
+    expect(appliedPercent).toBeGreaterThan(LOSS_PERCENT * 0.7);
+    expect(appliedPercent).toBeLessThan(LOSS_PERCENT * 1.3);
     for (let i = 0; i < 2; i++) {
       const who = i ? 'Bob' : 'Alice';
       const d = delta(s0[i]!, s1[i]!);
-      console.log(`${who} (through TURN): ${JSON.stringify(d)}, lost ${d.lostPercent.toFixed(2)} %, latency ${JSON.stringify(s1[i]!.latencyMs)}, depth ${s1[i]!.depth}`);
-      expect(Math.abs(d.lostPercent - appliedPercent), `${who}'s lost % (${d.lostPercent.toFixed(2)}) vs applied (${appliedPercent.toFixed(2)})`).toBeLessThanOrEqual(TOLERANCE_POINTS);
+      // As on the namespace link, SCTP retransmits each lost chunk once; here the copy comes a
+      // round trip (≥ 40 ms) later, so it counts late, not lost: lost ≈ applied², late ≥ the rest.
+      const applied = appliedPercent / 100;
+      const model = 100 * applied * applied;
+      const tol = 0.3 + 300 * Math.sqrt((model / 100) * (1 - model / 100) / (d.played + d.missed));
+      console.log(
+        `${who} (through TURN): ${JSON.stringify(d)}, lost ${d.lostPercent.toFixed(2)} % (model applied² = ${model.toFixed(2)} % ± ${tol.toFixed(2)}), ` +
+          `missed ${((100 * d.missed) / (d.played + d.missed)).toFixed(2)} %, latency ${JSON.stringify(s1[i]!.latencyMs)}, depth ${s1[i]!.depth}`,
+      );
       expect(d.received + d.late, `${who}: frames still arriving`).toBeGreaterThan(FRAMES_PER_SECOND * (WINDOW_MS / 1000) * 0.85);
+      expect(Math.abs(d.lostPercent - model), `${who}'s lost % ${d.lostPercent.toFixed(2)} vs applied² ${model.toFixed(2)} % (applied ${appliedPercent.toFixed(2)} %)`).toBeLessThanOrEqual(tol);
       expect(d.rejected).toBe(0);
       expect(s1[i]!.channelState).toBe('open');
     }
