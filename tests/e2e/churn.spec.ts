@@ -77,7 +77,7 @@ test(`peer churn: a third peer joins and leaves ${CYCLES} times; the steady pair
     for (const p of steady) await waitForWorkerPeers(p, 1, 'the steady pair connects');
     const [bId] = (await debugState(a.page)).peers;
     const [aId] = (await debugState(b.page)).peers;
-    const partner = [bId!, aId!];
+    const partner: [string, string] = [bId!, aId!];
     await expect.poll(async () => (await stats(a.page))?.peers[0]?.framesPerSecond ?? 0, { timeout: 20_000 }).toBeGreaterThan(FRAMES_PER_SECOND * 0.8);
     await a.page.waitForTimeout(2000); // let both pipelines settle
 
@@ -121,10 +121,11 @@ test(`peer churn: a third peer joins and leaves ${CYCLES} times; the steady pair
       const d = { received: b1.received - b0.received, late: b1.late - b0.late, lost: b1.lost - b0.lost, resyncs: b1.resyncs - b0.resyncs, rejected: b1.rejected - b0.rejected };
       console.log(`${who} from the steady partner during churn: ${JSON.stringify(d)}, depth ${b1.depth}`);
       console.log(`${who} leaks before: ${JSON.stringify(leaksBefore[i])}\n${who} leaks after:  ${JSON.stringify(leaksAfter[i])}`);
-      expect(d.received, `${who}: frames from the steady partner`).toBeGreaterThan(FRAMES_PER_SECOND * seconds * 0.9);
-      expect(d.late, `${who}: late frames from the steady partner during churn`).toBe(0);
-      expect(d.lost, `${who}: lost frames from the steady partner during churn`).toBe(0);
-      expect(d.resyncs).toBe(0);
+      // Soft: a failure here still lets the leak checks below run and report.
+      expect.soft(d.received + d.late, `${who}: frames from the steady partner`).toBeGreaterThan(FRAMES_PER_SECOND * seconds * 0.9);
+      expect.soft(d.late, `${who}: late frames from the steady partner during churn`).toBe(0);
+      expect.soft(d.lost, `${who}: lost frames from the steady partner during churn`).toBe(0);
+      expect.soft(d.resyncs, `${who}: resyncs of the steady partner during churn`).toBe(0);
       expect(d.rejected).toBe(0);
 
       // The worker owns only the partner, its channel is open, exactly one ring slot is ACTIVE.
