@@ -33,12 +33,28 @@ export interface ImpairCounters {
   clients: number;
 }
 
+interface Session {
+  sock: Socket;
+  sent: number;
+  lastDelivered: number;
+  lastDue: number;
+}
+
+interface Pending {
+  due: number;
+  n: number;
+  msg: Buffer;
+  session: Session;
+}
+
 export class UdpImpairRelay {
   port = 0;
   readonly counters: ImpairCounters = { up: 0, dropped: 0, reordered: 0, down: 0, clients: 0 };
   private readonly front: Socket = createSocket('udp4');
-  private readonly sessions = new Map<string, { sock: Socket; sent: number; lastDelivered: number; lastDue: number }>();
-  private readonly timers = new Set<ReturnType<typeof setTimeout>>();
+  private readonly sessions = new Map<string, Session>();
+  /** Datagrams waiting, sorted by due time (ties keep arrival order); one timer pumps the head. */
+  private queue: Pending[] = [];
+  private timer: ReturnType<typeof setTimeout> | null = null;
   private readonly rng: () => number;
   private closed = false;
 
@@ -89,23 +105,37 @@ export class UdpImpairRelay {
     const now = performance.now();
     // FIFO: not before the previous datagram of this client is due.
     let due = Math.max(now + this.opts.delayMs + (this.rng() * 2 - 1) * this.opts.jitterMs, s.lastDue);
-    if (this.rng() * 100 < this.opts.reorderPercent) due += 3 + this.rng() * 6; // behind the next 1–3 (2.67 ms apart)
+    if (this.rng() * 100 < this.opts.reorderPercent) due += 3 + this.rng() * 3; // behind the next 1–2 (2.67 ms apart)
     else s.lastDue = due;
-    const delay = due - now;
-    const session = s;
-    const t = setTimeout(() => {
-      this.timers.delete(t);
-      if (this.closed) return;
-      if (n < session.lastDelivered) this.counters.reordered++;
-      else session.lastDelivered = n;
-      session.sock.send(msg, this.serverPort, this.serverHost);
-    }, delay);
-    this.timers.add(t);
+    // Insert by due time from the end (nearly always appends). Node's own timers do not keep the
+    // order of different delays that expire together, so one timer releases the queue in order.
+    let i = this.queue.length;
+    while (i > 0 && this.queue[i - 1]!.due > due) i--;
+    this.queue.splice(i, 0, { due, n, msg, session: s });
+    this.arm();
+  }
+
+  private arm(): void {
+    if (this.timer || this.closed || this.queue.length === 0) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      const now = performance.now();
+      let k = 0;
+      while (k < this.queue.length && this.queue[k]!.due <= now + 0.5) {
+        const p = this.queue[k++]!;
+        if (p.n < p.session.lastDelivered) this.counters.reordered++;
+        else p.session.lastDelivered = p.n;
+        p.session.sock.send(p.msg, this.serverPort, this.serverHost);
+      }
+      this.queue.splice(0, k);
+      this.arm();
+    }, Math.max(0, this.queue[0]!.due - performance.now()));
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    for (const t of this.timers) clearTimeout(t);
+    if (this.timer) clearTimeout(this.timer);
+    this.queue = [];
     for (const s of this.sessions.values()) s.sock.close();
     await new Promise<void>((r) => this.front.close(() => r()));
   }
