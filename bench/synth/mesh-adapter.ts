@@ -131,6 +131,9 @@ export class SyntheticMember {
   ) {
     if (!id.startsWith(PREFIX)) throw new Error(`synthetic member names start with ${PREFIX}`);
     this.room = new Room({ name: roomName, password: '', signalingUrl: signalUrl, iceServers: [] });
+    // The local IndexedDB copy is of no use to a synthetic member, and N of them writing one
+    // database only loads the sender machine; the receiver cannot tell.
+    void this.room.persistence.destroy();
     const self: MemberState = { v: 1, name: id, role: 'student', instrument: 'synthetic', muted: false, format: 'stereo', kind: 'participant', audio: {} };
     this.room.setSelf(self);
     this.room.provider.awareness.on('change', this.sync);

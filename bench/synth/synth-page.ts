@@ -25,7 +25,7 @@ function joinAsMember(id: string): void {
   const signal = params.get('signal');
   const room = params.get('room');
   if (!links || !signal || !room) throw new Error('a synthetic member page needs ?signal=&room= and a host page as parent');
-  new SyntheticMember(id, signal, room, links);
+  (window as unknown as { __member: SyntheticMember }).__member = new SyntheticMember(id, signal, room, links); // for probes
 }
 
 function host(): void {

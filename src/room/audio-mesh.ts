@@ -137,7 +137,7 @@ export class AudioMesh {
   }
 
   private createLink(peerId: string, m: MemberState, gen: number, offerer: boolean): Link {
-    const pc = new RTCPeerConnection({ iceServers: this.iceServers });
+    const pc = new RTCPeerConnection({ iceServers: this.iceServers, iceTransportPolicy: iceTransportPolicyFromSettings() });
     const link: Link = { pc, gen, offerer, answered: false, member: { id: peerId, name: '', role: m.role, instrument: '', selfMuted: false, format: m.format, connection: pc.connectionState, audio: false } };
     this.refresh(link, m);
     this.links.set(peerId, link);
@@ -210,4 +210,16 @@ function gathered(pc: RTCPeerConnection): Promise<void> {
     const t = setTimeout(done, GATHER_TIMEOUT_MS);
     pc.addEventListener('icegatheringstatechange', check);
   });
+}
+
+/**
+ * localStorage `tutti.iceTransportPolicy` = 'relay' sends all media through the TURN servers of
+ * `tutti.iceServers` (for users behind strict NATs, and the TURN fault tests); otherwise 'all'.
+ */
+function iceTransportPolicyFromSettings(): RTCIceTransportPolicy {
+  try {
+    return localStorage.getItem('tutti.iceTransportPolicy') === 'relay' ? 'relay' : 'all';
+  } catch {
+    return 'all';
+  }
 }

@@ -29,9 +29,10 @@ export interface PeerBrowser {
   close(): Promise<void>;
 }
 
-export async function launchPeer(opts: { wav?: string; extraArgs?: string[]; omitArgs?: string[]; context?: BrowserContextOptions; viewport?: { width: number; height: number }; mobile?: boolean } = {}): Promise<PeerBrowser> {
+/** `executablePath` replaces Chromium with a wrapper (e.g. one that runs it inside a network namespace). */
+export async function launchPeer(opts: { wav?: string; extraArgs?: string[]; omitArgs?: string[]; context?: BrowserContextOptions; viewport?: { width: number; height: number }; mobile?: boolean; executablePath?: string } = {}): Promise<PeerBrowser> {
   const args = [...BASE_ARGS.filter((a) => !opts.omitArgs?.includes(a)), ...(opts.wav ? [`--use-file-for-fake-audio-capture=${opts.wav}`] : []), ...(opts.extraArgs ?? [])];
-  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args });
+  const browser = await chromium.launch({ executablePath: opts.executablePath ?? CHROMIUM, headless: true, args });
   const context = await browser.newContext({
     ...opts.context,
     ...(opts.viewport ? { viewport: opts.viewport } : {}),

@@ -10,10 +10,12 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export async function startServer(opts: { signaling?: Partial<SignalingOptions>; root?: string } = {}): Promise<RunningServer> {
+/** `host` defaults to loopback; the network-namespace tests bind it to the veth address. */
+export async function startServer(opts: { signaling?: Partial<SignalingOptions>; root?: string; host?: string } = {}): Promise<RunningServer> {
+  const host = opts.host ?? '127.0.0.1';
   const app = createAppServer({ root: opts.root ?? fileURLToPath(new URL('../../dist', import.meta.url)), ...(opts.signaling ? { signaling: opts.signaling } : {}) });
-  await new Promise<void>((resolve) => app.server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => app.server.listen(0, host, resolve));
   const addr = app.server.address();
   if (typeof addr !== 'object' || !addr) throw new Error('server has no address');
-  return { url: `http://127.0.0.1:${addr.port}`, app, close: () => app.close() };
+  return { url: `http://${host}:${addr.port}`, app, close: () => app.close() };
 }

@@ -1,0 +1,245 @@
+// Real network faults between real browsers (separate Chromium processes), built from parts these
+// machines have (kernel netem is not available):
+//  (a) random loss at the IP layer: Bob's Chromium runs in its own network namespace, joined to
+//      Alice's by a veth pair; an nftables rule in it drops 5 % of the UDP datagrams leaving it.
+//  (b) delay, jitter, reordering and loss through a real TURN server: both browsers relay all media
+//      through Debian's coturn (iceTransportPolicy 'relay'), via a UDP impairment relay of the
+//      test's own that delays client → server datagrams by 20 ± 10 ms, reorders 1 % and drops 1 %.
+// Each one: the stream keeps flowing, and the receiver's stats report the loss actually applied
+// (counted by nftables or by the relay) within a stated tolerance. The impaired TURN case is marked
+// expected-to-fail: the current engine cannot hold the stream there (see docs/TESTING.md).
+
+import { expect, test, type Page } from '@playwright/test';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { QUANTUM_FRAMES, SAMPLE_RATE } from '../../src/shared/constants.ts';
+import type { PeerStats, StatsMessage } from '../../src/shared/worker-protocol.ts';
+import { joinRoom, launchPeer, type PeerBrowser } from '../support/browsers.ts';
+import { installLeakCounters, selectedPairs } from '../support/leaks.ts';
+import { createNetns, netnsUnavailable, type Netns } from '../support/netns.ts';
+import { startServer, type RunningServer } from '../support/server.ts';
+import { startTurn, turnUnavailable, type TurnServer } from '../support/turn.ts';
+import { UdpImpairRelay } from '../support/udp-impair.ts';
+import { writeToneWav } from '../support/wav.ts';
+
+const FRAMES_PER_SECOND = SAMPLE_RATE / QUANTUM_FRAMES;
+const LOSS_PERCENT = Number(process.env['TUTTI_NET_LOSS'] ?? 5);
+const WINDOW_MS = 10_000;
+const DELAY_MS = Number(process.env['TUTTI_NET_DELAY'] ?? 20);
+const JITTER_MS = Number(process.env['TUTTI_NET_JITTER'] ?? 10);
+const REORDER_PERCENT = Number(process.env['TUTTI_NET_REORDER'] ?? 1);
+/**
+ * Drop share on the TURN path. Not 5 %: SCTP's congestion control (it applies to unreliable
+ * channels too) cannot carry 1.9 Mbit/s of stereo PCM over a 40 ms round trip at 5 % loss
+ * (measured: half the frames dropped at the sender, 170 ms queueing). TUTTI_TURN_LOSS overrides.
+ */
+const TURN_LOSS_PERCENT = Number(process.env['TUTTI_TURN_LOSS'] ?? 1);
+const tmp = join(import.meta.dirname, '..', '.tmp');
+
+function stats(page: Page): Promise<StatsMessage | null> {
+  return page.evaluate(() => (document.querySelector('tutti-app') as unknown as { stats: StatsMessage | null }).stats);
+}
+
+async function onlyPeer(page: Page): Promise<PeerStats> {
+  const s = await stats(page);
+  if (!s || s.peers.length !== 1) throw new Error(`expected one peer in stats, got ${JSON.stringify(s?.peers.map((p) => p.peerId))}`);
+  return s.peers[0]!;
+}
+
+async function waitForStream(page: Page, who: string): Promise<void> {
+  await expect
+    .poll(async () => (await stats(page))?.peers[0]?.framesPerSecond ?? 0, { message: `${who} receives at full rate`, timeout: 45_000, intervals: [250] })
+    .toBeGreaterThan(FRAMES_PER_SECOND * 0.8);
+}
+
+/** Counter deltas of one receiver over a window, and its loss as a share of the playout slots. */
+function delta(p0: PeerStats, p1: PeerStats) {
+  const d = {
+    received: p1.received - p0.received,
+    late: p1.late - p0.late,
+    lost: p1.lost - p0.lost,
+    missed: p1.missed - p0.missed,
+    played: p1.played - p0.played,
+    duplicates: p1.duplicates - p0.duplicates,
+    resyncs: p1.resyncs - p0.resyncs,
+    rejected: p1.rejected - p0.rejected,
+  };
+  return { ...d, lostPercent: (100 * d.lost) / (d.played + d.missed) };
+}
+
+function tones(): { a: string; b: string } {
+  mkdirSync(tmp, { recursive: true });
+  return {
+    a: writeToneWav(join(tmp, 'net-a.wav'), { leftHz: 440, rightHz: 660, seconds: 5 }),
+    b: writeToneWav(join(tmp, 'net-b.wav'), { leftHz: 1000, rightHz: 1250, seconds: 5 }),
+  };
+}
+
+test('IP-layer loss: 5 % of UDP dropped by nftables in a network namespace; the stream continues and stats report the loss', async () => {
+  const why = netnsUnavailable();
+  test.skip(why !== null, `network namespaces with nftables are unavailable: ${why}`);
+  const wav = tones();
+  let ns: Netns | null = null;
+  let server: RunningServer | null = null;
+  const peers: PeerBrowser[] = [];
+  try {
+    ns = createNetns();
+    ns.setUdpLoss(0);
+    // The server listens on the veth address, reachable from both namespaces. That origin is plain
+    // http on a non-loopback address, so Chromium is told to treat it as secure (cross-origin
+    // isolation, hence SharedArrayBuffer, needs a secure context).
+    server = await startServer({ host: ns.hostIp });
+    const secure = `--unsafely-treat-insecure-origin-as-secure=${server.url}`;
+    const a = await launchPeer({ wav: wav.a, extraArgs: [secure] });
+    const b = await launchPeer({ wav: wav.b, extraArgs: [secure], executablePath: ns.chromium });
+    peers.push(a, b);
+    for (const p of peers) await installLeakCounters(p.page);
+    await joinRoom(a.page, server.url, 'netns', 'Alice', { query: '' });
+    await joinRoom(b.page, server.url, 'netns', 'Bob', { query: '' });
+    await waitForStream(a.page, 'Alice');
+    await waitForStream(b.page, 'Bob');
+    // Bob's media leaves through his namespace's veth end: the nftables rule sees every datagram.
+    const [pairB] = await selectedPairs(b.page);
+    console.log(`Bob's selected pair: ${JSON.stringify(pairB)}`);
+    expect(pairB?.localAddress?.split(':')[0]).toBe(ns.nsIp);
+
+    for (const percent of [LOSS_PERCENT, 4 * LOSS_PERCENT]) {
+      ns.setUdpLoss(percent);
+      await a.page.waitForTimeout(1000); // frames in flight under the old rule drain
+      const c0 = ns.counters();
+      const s0 = await onlyPeer(a.page);
+      await a.page.waitForTimeout(WINDOW_MS);
+      const s1 = await onlyPeer(a.page);
+      const c1 = ns.counters();
+      const dropped = c1.dropped - c0.dropped;
+      const total = dropped + c1.passed - c0.passed;
+      const applied = dropped / total;
+      const d = delta(s0, s1);
+      // Measured: Chromium's SCTP retransmits a lost chunk once even on a maxRetransmits: 0
+      // channel, and on this sub-millisecond link the copy arrives in time. A frame is therefore
+      // lost only when both its datagrams are dropped: expected frame loss = applied².
+      const model = 100 * applied * applied;
+      const tol = 0.3 + 300 * Math.sqrt((model / 100) * (1 - model / 100) / (d.played + d.missed));
+      console.log(
+        `nft ${percent} %: ${dropped} of ${total} UDP datagrams dropped (${(100 * applied).toFixed(2)} %); Alice from Bob: ${JSON.stringify(d)}; ` +
+          `lost ${d.lostPercent.toFixed(2)} % (model applied² = ${model.toFixed(2)} % ± ${tol.toFixed(2)})`,
+      );
+      expect(100 * applied, 'the nftables rule dropped about the share it was set to').toBeGreaterThan(percent * 0.7);
+      expect(100 * applied).toBeLessThan(percent * 1.3);
+      expect(Math.abs(d.lostPercent - model), `Alice's lost % ${d.lostPercent.toFixed(2)} vs applied² ${model.toFixed(2)} % (applied ${(100 * applied).toFixed(2)} %)`).toBeLessThanOrEqual(tol);
+      // The stream keeps flowing: nearly every frame arrives, no resync, nothing rejected.
+      expect(d.received + d.late).toBeGreaterThan(FRAMES_PER_SECOND * (WINDOW_MS / 1000) * 0.85);
+      if (percent === LOSS_PERCENT) expect(d.resyncs, `resyncs at ${percent} % loss`).toBe(0);
+      expect(d.rejected).toBe(0);
+    }
+    expect((await onlyPeer(b.page)).framesPerSecond, "Bob still receives Alice's stream").toBeGreaterThan(FRAMES_PER_SECOND * 0.8);
+    expect((await onlyPeer(a.page)).channelState).toBe('open');
+  } finally {
+    await Promise.all(peers.map((p) => p.close()));
+    await server?.close();
+    ns?.close();
+  }
+});
+
+interface TurnImpairment {
+  delayMs: number;
+  jitterMs: number;
+  reorderPercent: number;
+  dropPercent: number;
+}
+
+test('TURN relay, no impairment: relay-only ICE through coturn carries the stream at full rate', async () => {
+  await turnScenario({ delayMs: 0, jitterMs: 0, reorderPercent: 0, dropPercent: 0 });
+});
+
+test('TURN relay with delay 20 ± 10 ms, reordering and loss: the stream continues, stats report the loss', async () => {
+  // Expected to fail with the current engine (2026-11-21, Chromium's SCTP): at a 40+ ms round trip
+  // the audio channel cannot keep up even at 0–1 % loss — the sender's frames pile up in SCTP
+  // (data-channel messagesSent ≈ 94 % of frames at 0 % drop, ≈ 83 % at 0.5 %) and arrive late or
+  // never. See docs/TESTING.md. Remove this marker when it passes ("expected to fail" turns red).
+  test.fail(true, 'SCTP congestion control throttles the stream at 40 ms RTT (see docs/TESTING.md)');
+  await turnScenario({ delayMs: DELAY_MS, jitterMs: JITTER_MS, reorderPercent: REORDER_PERCENT, dropPercent: TURN_LOSS_PERCENT });
+});
+
+async function turnScenario(imp: TurnImpairment): Promise<void> {
+  const why = turnUnavailable();
+  test.skip(why !== null, `coturn is unavailable: ${why}`);
+  const wav = tones();
+  let turn: TurnServer | null = null;
+  let relay: UdpImpairRelay | null = null;
+  let server: RunningServer | null = null;
+  const peers: PeerBrowser[] = [];
+  try {
+    turn = await startTurn();
+    relay = await new UdpImpairRelay(turn.port, { delayMs: imp.delayMs, jitterMs: imp.jitterMs, dropPercent: 0, reorderPercent: imp.reorderPercent, seed: 0x7077 }).start();
+    server = await startServer();
+    const iceServers: RTCIceServer[] = [{ urls: `turn:127.0.0.1:${relay.port}?transport=udp`, username: turn.user, credential: turn.password }];
+    // The app's own settings: TURN servers and relay-only ICE, set before any page script runs.
+    const settings = `localStorage.setItem('tutti.iceServers', ${JSON.stringify(JSON.stringify(iceServers))}); localStorage.setItem('tutti.iceTransportPolicy', 'relay');`;
+    const a = await launchPeer({ wav: wav.a });
+    const b = await launchPeer({ wav: wav.b });
+    peers.push(a, b);
+    for (const p of peers) {
+      await p.page.addInitScript({ content: settings });
+      await installLeakCounters(p.page);
+    }
+    await joinRoom(a.page, server.url, 'turn', 'Alice', { query: '' });
+    await joinRoom(b.page, server.url, 'turn', 'Bob', { query: '' });
+    await waitForStream(a.page, 'Alice').catch((e: unknown) => {
+      throw new Error(`${String(e)}\nrelay ${JSON.stringify(relay?.snapshot())}\nturnserver log:\n${turn?.log().slice(-3000)}`);
+    });
+    await waitForStream(b.page, 'Bob');
+    for (const [who, p] of [['Alice', a.page], ['Bob', b.page]] as const) {
+      const pairs = await selectedPairs(p);
+      console.log(`${who}'s selected pairs: ${JSON.stringify(pairs)}`);
+      expect(pairs.length).toBe(1);
+      expect(pairs[0]!.local, `${who}: local candidate of the selected pair`).toBe('relay');
+      expect(pairs[0]!.remote, `${who}: remote candidate of the selected pair`).toBe('relay');
+    }
+
+    relay.setImpairment({ dropPercent: imp.dropPercent });
+    await a.page.waitForTimeout(1000);
+    const r0 = relay.snapshot();
+    const s0 = [await onlyPeer(a.page), await onlyPeer(b.page)];
+    const p0 = [(await selectedPairs(a.page))[0], (await selectedPairs(b.page))[0]];
+    await a.page.waitForTimeout(WINDOW_MS);
+    const s1 = [await onlyPeer(a.page), await onlyPeer(b.page)];
+    const p1 = [(await selectedPairs(a.page))[0], (await selectedPairs(b.page))[0]];
+    const r1 = relay.snapshot();
+    for (let i = 0; i < 2; i++) {
+      const d = (k: 'packetsSent' | 'packetsReceived' | 'messagesSent' | 'messagesReceived') => (p1[i]?.[k] ?? 0) - (p0[i]?.[k] ?? 0);
+      console.log(`${i ? 'Bob' : 'Alice'}'s transport over the window: packets sent ${d('packetsSent')}, received ${d('packetsReceived')}; data-channel messages sent ${d('messagesSent')}, received ${d('messagesReceived')}`);
+    }
+    const up = r1.up - r0.up;
+    const appliedPercent = (100 * (r1.dropped - r0.dropped)) / up;
+    console.log(`relay: ${r1.dropped - r0.dropped} of ${up} client datagrams dropped (${appliedPercent.toFixed(2)} %), ${r1.reordered - r0.reordered} reordered, ${r1.clients} TURN client sockets`);
+    for (let i = 0; i < 2; i++) {
+      const who = i ? 'Bob' : 'Alice';
+      const d = delta(s0[i]!, s1[i]!);
+      // As on the namespace link SCTP retransmits each lost chunk once, but here the copy comes a
+      // round trip (≥ 40 ms) later than the 21 ms depth: it counts late. So the playout slots that
+      // missed their frame (late + lost) are the applied drop share; lost alone is ≈ applied².
+      const missedPercent = (100 * d.missed) / (d.played + d.missed);
+      const tol = 0.5 + 300 * Math.sqrt((appliedPercent / 100) * (1 - appliedPercent / 100) / (d.played + d.missed));
+      console.log(
+        `${who} (through TURN): ${JSON.stringify(d)}, missed ${missedPercent.toFixed(2)} % (applied ${appliedPercent.toFixed(2)} % ± ${tol.toFixed(2)}), ` +
+          `lost ${d.lostPercent.toFixed(2)} %, latency ${JSON.stringify(s1[i]!.latencyMs)}, depth ${s1[i]!.depth}`,
+      );
+      expect(d.received + d.late, `${who}: frames still arriving at full rate`).toBeGreaterThan(FRAMES_PER_SECOND * (WINDOW_MS / 1000) * 0.95);
+      expect(Math.abs(missedPercent - appliedPercent), `${who}'s missed % ${missedPercent.toFixed(2)} vs applied ${appliedPercent.toFixed(2)} %`).toBeLessThanOrEqual(tol);
+      expect(d.lost, `${who}: lost frames (both copies dropped)`).toBeLessThanOrEqual(Math.max(5, 3 * (d.played + d.missed) * (appliedPercent / 100) ** 2));
+      expect(d.rejected).toBe(0);
+      expect(s1[i]!.channelState).toBe('open');
+    }
+    if (imp.dropPercent > 0) {
+      expect(appliedPercent).toBeGreaterThan(imp.dropPercent * 0.6);
+      expect(appliedPercent).toBeLessThan(imp.dropPercent * 1.4);
+    }
+    if (imp.reorderPercent > 0) expect(r1.reordered - r0.reordered, 'the relay reordered datagrams').toBeGreaterThan(up * imp.reorderPercent * 0.002);
+  } finally {
+    await Promise.all(peers.map((p) => p.close()));
+    await server?.close();
+    await relay?.close();
+    await turn?.close();
+  }
+}
