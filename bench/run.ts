@@ -18,6 +18,7 @@ import { runPair, type P5Row, type PairResult } from './scenarios/pair.ts';
 import { runScale, type ScaleRow } from './scenarios/scale.ts';
 import { runWake } from './scenarios/wake.ts';
 import { printQuality, runQualityBench } from './quality.ts';
+import { runFuzzBench, type FuzzBenchResult } from './fuzz.ts';
 import type { WakeResult } from './wake/wake-protocol.ts';
 
 const cfg = parseArgs(process.argv.slice(2));
@@ -35,6 +36,8 @@ const results: {
   p5?: P5Row[];
   /** Engine quality in Node: concealment SNR, resampler THD+N, drift simulation, residual loss after redundancy. */
   quality?: Record<string, unknown>;
+  /** Seeded fuzzing of the receive path: 10^6 cases per mode (10^5 in short mode). */
+  fuzz?: Omit<FuzzBenchResult, 'table'>;
   errors: { scenario: string; message: string }[];
 } = { started: new Date().toISOString(), mode: cfg.mode, config: cfg, errors: [] };
 const save = () => writeFileSync(out, JSON.stringify(results, null, 2));
@@ -63,6 +66,15 @@ await scenario('quality', async () => {
   log('quality: concealment, resampler, drift, redundancy (Node, no browser)');
   results.quality = await runQualityBench({ short: cfg.mode === 'short' });
   printQuality(results.quality, cfg.mode === 'short');
+});
+
+await scenario('fuzz', async () => {
+  const cases = cfg.mode === 'short' ? 100_000 : 1_000_000;
+  log(`fuzz: ${cases} cases per mode (decoder + jitter writer; the real network worker in Node)`);
+  const { table, ...r } = await runFuzzBench({ cases });
+  results.fuzz = r;
+  console.table(table);
+  if (!r.ok) throw new Error('fuzzing found failures (see results.json fuzz.modes)');
 });
 
 await scenario('pair', async () => {
