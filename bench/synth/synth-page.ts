@@ -15,6 +15,8 @@ declare global {
   }
 }
 
+/** A member whose audio channel is not open by then fails __synthAdd (instead of hanging the bench). */
+const OPEN_TIMEOUT_MS = 60_000;
 const params = new URLSearchParams(location.search);
 const member = params.get('member');
 if (member !== null) joinAsMember(member);
@@ -48,13 +50,19 @@ function host(): void {
   };
   window.__synthAdd = async (n) => {
     if (!mesh) throw new Error('__synthStart first');
-    const opened: Promise<void>[] = [];
+    // One at a time: every member's awareness change is relayed by every other member (y-webrtc
+    // re-broadcasts), all on this one main thread, so joining many at once swamps it and links
+    // miss the app's connect timeout.
     for (let i = 0; i < n; i++) {
       const id = mesh.addMember();
-      opened.push(new Promise<void>((resolve) => waiting.set(id, resolve)));
-      await new Promise((r) => setTimeout(r, 200)); // each member loads a page and opens a y-webrtc link to the receiver
+      await new Promise<void>((resolve, reject) => {
+        const t = setTimeout(() => reject(new Error(`${id}: audio channel not open after ${OPEN_TIMEOUT_MS / 1000} s`)), OPEN_TIMEOUT_MS);
+        waiting.set(id, () => {
+          clearTimeout(t);
+          resolve();
+        });
+      });
     }
-    await Promise.all(opened);
   };
   window.__synthStats = () => latest;
 }
