@@ -77,6 +77,8 @@ class RemotePeer {
   loopbackRttMs: number | null = null;
   rttMs: number | null = null;
   pingId = 0;
+  /** Frames not sent to this peer because its channel was congested (bufferedAmount over the limit). */
+  sendDropped = 0;
   constructor(
     readonly id: string,
     readonly channel: RTCDataChannel,
@@ -205,7 +207,11 @@ class NetWorker {
     const dropped = this.test.dropEvery !== undefined && this.test.dropEvery >= 2 && this.seq % this.test.dropEvery === 0;
     for (let i = 0; i < peers.length; i++) {
       const ch = peers[i]!.channel;
-      if (dropped || ch.readyState !== 'open' || ch.bufferedAmount > MAX_BUFFERED_BYTES) continue;
+      if (dropped || ch.readyState !== 'open') continue;
+      if (ch.bufferedAmount > MAX_BUFFERED_BYTES) {
+        peers[i]!.sendDropped++; // congested: drop rather than queue (it would only arrive late)
+        continue;
+      }
       if (this.test.delayMs || this.test.jitterMs) {
         // Test option: a fixed plus a random delay per packet (allocates; never set outside tests).
         const copy = bytes.slice();
@@ -492,6 +498,7 @@ class NetWorker {
         driftPpm: Math.round(p.controller.drift * 1e6),
         rate: Math.round(p.controller.rate * 1e6) / 1e6,
         bufferedAmount: p.channel.readyState === 'open' ? p.channel.bufferedAmount : 0,
+        sendDropped: p.sendDropped,
         loopbackRttMs: p.loopback ? p.loopbackRttMs : null,
         latencyMs: p.latency.summary(),
         framesPerSecond: Math.round((c.received + c.recovered - p.lastReceived) / seconds),

@@ -144,6 +144,8 @@ export interface PeerStats {
   rate: number;
   /** Our DataChannel's bufferedAmount towards this peer, bytes (sender backlog). */
   bufferedAmount: number;
+  /** Frames we did not send to this peer because its channel was congested (over 32 KiB queued). */
+  sendDropped: number;
   /** Peer loopback: round trip measured by an impulse through the peer's worker, ms (null when off or undetected). */
   loopbackRttMs: number | null;
   /** Added latency (capture timestamp to playout, excluding device I/O), ms, over the last second. */
