@@ -8,8 +8,8 @@
 //   the worklet has just taken what it plays. Jitter makes that low point wander; a frame is late
 //   when it would have had to go below zero.
 // - Depth choice (adaptive): like Jamulus and JackTrip's Regulator, read the jitter off the real
-//   trace: the spread between the median low point and its 1 % quantile over the last ~22 s, plus
-//   one quantum of headroom. Like SonoBus's auto mode, grow at once on a glitch (a late frame or an
+//   trace: how far the low point dips below its running average (the 99th percentile of those dips
+//   over the last ~22 s, so a slow trend is not mistaken for jitter), plus one quantum of headroom. Like SonoBus's auto mode, grow at once on a glitch (a late frame or an
 //   underrun) and shrink only after 10 s without one, one quantum per 2 s.
 // - Rate: a PI controller holds the median low point of the last half second at the target. Its
 //   integral settles at the two clocks' ratio (the drift estimate); its proportional part moves the
