@@ -127,6 +127,28 @@ test('offline: a reload loads the shell from the precache, isolated, and the aud
   expect(scripts.some((n) => /net\.worker-/.test(n))).toBe(true);
 });
 
+test("offline: a reload loads the shell and an existing room's notes (kept on this device by y-indexeddb)", async () => {
+  server = await startServer();
+  peer = await launchPeer();
+  const { page, context } = peer;
+  await page.goto(`${server.url}/`);
+  await waitForControl(page);
+  await join(page, 'offline-notes');
+  const notes = page.getByRole('textbox', { name: 'Lesson notes' });
+  await notes.fill('Bring the étude in G, bars 1–16');
+  // y-indexeddb stores each update as it happens; give the write a moment to land.
+  await page.waitForTimeout(1000);
+  await page.getByRole('button', { name: 'Leave' }).click();
+
+  await server.close();
+  server = null;
+  await context.setOffline(true);
+  await page.reload();
+  await expect(page.getByRole('textbox', { name: 'Your name' })).toBeVisible();
+  await join(page, 'offline-notes');
+  await expect(notes).toHaveValue('Bring the étude in G, bars 1–16', { timeout: 10_000 });
+});
+
 test('a host that sends no isolation headers: isolated after the service worker takes control', async () => {
   statics = await startStaticServer();
   // The host really sends none.
