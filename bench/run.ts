@@ -150,8 +150,8 @@ function printPair(r: Partial<PairResult>): void {
     console.table(r.p5.map(gcRow));
   }
   if (r.p2) {
-    console.log(`\nP2 smallest jitter depth with 0 late frames (both directions) over ${r.p2.confirmSeconds} s: ${r.p2.smallestCleanDepth ?? 'none'}${r.p2.smallestCleanDepthMs === null ? '' : ` (${r.p2.smallestCleanDepthMs} ms)`}`);
-    console.table(r.p2.steps.map((t) => ({ depth: t.depth, 'depth ms': Math.round(t.depth * QUANTUM_MS * 100) / 100, kind: t.kind, s: t.seconds, late: t.late, lost: t.lost, 'latency p50 ms (A / B)': t.latencyP50Ms.join(' / ') })));
+    console.log(`\nP2 smallest jitter depth with 0 late frames and 0 underruns (both directions) over ${r.p2.confirmSeconds} s: ${r.p2.smallestCleanDepth ?? 'none'}${r.p2.smallestCleanDepthMs === null ? '' : ` (${r.p2.smallestCleanDepthMs} ms)`}`);
+    console.table(r.p2.steps.map((t) => ({ depth: t.depth, 'depth ms': Math.round(t.depth * QUANTUM_MS * 100) / 100, kind: t.kind, s: t.seconds, late: t.late, underruns: t.underruns, lost: t.lost, 'latency p50 ms (A / B)': t.latencyP50Ms.join(' / ') })));
   }
 }
 

@@ -31,22 +31,32 @@ export interface Totals {
   lost: number;
   duplicates: number;
   rejected: number;
+  /** Quanta the playout waited on an empty buffer (concealed; the delay grew instead of frames going late). */
+  underruns: number;
 }
 
 export function totals(s: StatsMessage): Totals {
-  const t: Totals = { received: 0, late: 0, lost: 0, duplicates: 0, rejected: 0 };
+  const t: Totals = { received: 0, late: 0, lost: 0, duplicates: 0, rejected: 0, underruns: 0 };
   for (const p of s.peers) {
     t.received += p.received;
     t.late += p.late;
     t.lost += p.lost;
     t.duplicates += p.duplicates;
     t.rejected += p.rejected;
+    t.underruns += p.underruns ?? 0;
   }
   return t;
 }
 
 export function delta(a: Totals, b: Totals): Totals {
-  return { received: b.received - a.received, late: b.late - a.late, lost: b.lost - a.lost, duplicates: b.duplicates - a.duplicates, rejected: b.rejected - a.rejected };
+  return {
+    received: b.received - a.received,
+    late: b.late - a.late,
+    lost: b.lost - a.lost,
+    duplicates: b.duplicates - a.duplicates,
+    rejected: b.rejected - a.rejected,
+    underruns: b.underruns - a.underruns,
+  };
 }
 
 /** Percent of the frames the sender produced in the window (received + late + lost), 3 decimals. */
