@@ -4,6 +4,7 @@
 // `tsx bench/quality.ts [--short]` prints tables; runQualityBench() returns the figures (bench/run.ts).
 // The simulation helpers are exported for tests/unit/engine-quality.test.ts.
 
+import { mulberry32 } from '../tests/unit/prng.ts';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_DEPTH, QUANTUM_FRAMES, QUANTUM_SAMPLES, SAMPLE_RATE } from '../src/shared/constants.ts';
 import { PEER_I32, PlaybackViews, createPlaybackMemory } from '../src/shared/memory-layout.ts';
@@ -13,17 +14,8 @@ import { JitterWriter } from '../workers/jitter-writer.ts';
 import { Mixer } from '../worklets/mixer.ts';
 import { HALF, SincTable } from '../worklets/resampler.ts';
 
-/** mulberry32 (same generator as the unit tests): deterministic figures for a given seed. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** mulberry32, the unit tests' generator: deterministic figures for a given seed. */
+export const prng = mulberry32;
 
 // ---------------------------------------------------------------------------------------------
 // Test signals and measurements

@@ -6,14 +6,12 @@
 // The audio RTCPeerConnections live in the host page (SyntheticMesh), which hands each
 // 'tutti-audio' channel to the sender worker. A change of the app's negotiation touches only here.
 
-import { AUDIO_CHANNEL_INIT } from '../../src/room/audio-mesh.ts';
+import { AUDIO_CHANNEL_INIT, gathered } from '../../src/room/audio-mesh.ts';
 import { Room } from '../../src/room/room.ts';
 import type { AudioSdp, MemberState } from '../../src/shared/signaling-protocol.ts';
 
 /** Names of synthetic members; they link only with real participants, never with each other. */
 const PREFIX = 'synthetic-';
-/** As the app: publish the SDP once ICE gathering completes (candidates inside), or after this long. */
-const GATHER_TIMEOUT_MS = 4000;
 /** As the app: an offerer whose link failed offers again after this long. */
 const RETRY_MS = 1500;
 
@@ -209,20 +207,4 @@ export class SyntheticMember {
   private publish(): void {
     this.room.patchSelf({ audio: { ...this.outbox } });
   }
-}
-
-function gathered(pc: RTCPeerConnection): Promise<void> {
-  if (pc.iceGatheringState === 'complete') return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = (): void => {
-      clearTimeout(t);
-      pc.removeEventListener('icegatheringstatechange', check);
-      resolve();
-    };
-    const check = (): void => {
-      if (pc.iceGatheringState === 'complete') done();
-    };
-    const t = setTimeout(done, GATHER_TIMEOUT_MS);
-    pc.addEventListener('icegatheringstatechange', check);
-  });
 }

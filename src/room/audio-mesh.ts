@@ -196,7 +196,8 @@ export class AudioMesh {
   }
 }
 
-function gathered(pc: RTCPeerConnection): Promise<void> {
+/** Resolves when ICE gathering completes, or after GATHER_TIMEOUT_MS (the SDP then carries what there is). */
+export function gathered(pc: RTCPeerConnection): Promise<void> {
   if (pc.iceGatheringState === 'complete') return Promise.resolve();
   return new Promise((resolve) => {
     const done = (): void => {
