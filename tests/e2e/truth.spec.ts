@@ -148,10 +148,11 @@ test('a sender whose clock runs 1000 ppm fast: the receiver holds its depth (dri
     const s1 = await onlyPeer(b);
     const d = delta(s0, s1);
     console.log(`+1000 ppm sender, depth 8: fill per second ${fills.join(' ')}; drift estimate ${s1.driftPpm} ppm, rate ${s1.rate}; resyncs ${d.resyncs}, underruns ${d.underruns}, late ${d.late}`);
-    const mean = fills.reduce((x, y) => x + y, 0) / fills.length;
-    expect(Math.abs(mean - 8), 'the buffer holds its depth on average').toBeLessThanOrEqual(1);
-    const avg = (xs: number[]) => xs.reduce((x, y) => x + y, 0) / xs.length;
-    expect(Math.abs(avg(fills.slice(-5)) - avg(fills.slice(0, 5))), 'no trend (uncompensated: +11 quanta)').toBeLessThanOrEqual(2);
+    // Medians, not means: a stall of this shared 2-core machine can throw one or two seconds' fill
+    // far off (the buffer then drains back by rate), and that is not what this test is about.
+    const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
+    expect(Math.abs(median(fills) - 8), 'the buffer holds its depth').toBeLessThanOrEqual(1);
+    expect(Math.abs(median(fills.slice(-10)) - median(fills.slice(0, 10))), 'no trend (uncompensated: +11 quanta)').toBeLessThanOrEqual(2);
     expect(d.resyncs).toBe(0);
     expect(d.late).toBe(0);
   } finally {
