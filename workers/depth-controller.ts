@@ -62,6 +62,8 @@ export class DepthController {
   private lastShrinkMs = -Infinity;
   private lastGrowMs = -Infinity;
   private lastGlitches = -1;
+  /** The worklet's trimmed-quanta total at the last window (see onWindow). */
+  private trimmedTotal = 0;
 
   constructor(depth: number, adaptive: boolean) {
     this.manual = clampDepth(depth);
@@ -75,8 +77,22 @@ export class DepthController {
     if (!adaptive) this.target = this.manual;
   }
 
-  /** One fill window's low point, quanta (negative: the buffer ran dry in that window). */
-  onWindow(lowQuanta: number): void {
+  /**
+   * One fill window's low point, quanta (negative: the buffer ran dry in that window), with the
+   * worklet's trimmed-quanta total as it stood when the window closed. A trim steps the level down
+   * on purpose: shift the history by the same amount so the step is not read as a dip (jitter),
+   * nor the old level as an excess still to drain.
+   */
+  onWindow(lowQuanta: number, trimmedTotal = this.trimmedTotal): void {
+    const shift = trimmedTotal - this.trimmedTotal;
+    this.trimmedTotal = trimmedTotal;
+    if (shift > 0 && this.count > 0) {
+      this.average -= shift;
+      for (let i = 0; i < this.count; i++) {
+        const at = (this.next - 1 - i + HISTORY) % HISTORY;
+        this.lows[at] = this.lows[at]! - shift;
+      }
+    }
     if (Number.isNaN(this.average)) this.average = lowQuanta;
     this.dips[this.next] = this.average - lowQuanta;
     this.average += (lowQuanta - this.average) * AVERAGE_GAIN;

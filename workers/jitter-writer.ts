@@ -93,6 +93,8 @@ export class JitterWriter {
   }
 
   private fillSeen = 0;
+  /** The worklet's TRIMMED total when the window nextFillWindow() last returned closed (PEER_I32.FILL_TRIMMED). */
+  windowTrimmed = 0;
 
   /** The next fill-window low point (frames) play has published that we have not read, or null. */
   nextFillWindow(): number | null {
@@ -101,6 +103,7 @@ export class JitterWriter {
     if (count - this.fillSeen > FILL_RING) this.fillSeen = count - FILL_RING; // fell behind: skip
     if (this.fillSeen >= count) return null;
     const low = Atomics.load(v.i32, v.peerI32(this.peer, PEER_I32.FILL_MIN + (this.fillSeen % FILL_RING)));
+    this.windowTrimmed = Atomics.load(v.i32, v.peerI32(this.peer, PEER_I32.FILL_TRIMMED + (this.fillSeen % FILL_RING)));
     this.fillSeen++;
     return low;
   }

@@ -369,7 +369,7 @@ class NetWorker {
         p.lastResyncs = w.counters.resyncs;
         p.controller.reset();
       }
-      for (let low = w.nextFillWindow(); low !== null; low = w.nextFillWindow()) p.controller.onWindow(low / QUANTUM_FRAMES);
+      for (let low = w.nextFillWindow(); low !== null; low = w.nextFillWindow()) p.controller.onWindow(low / QUANTUM_FRAMES, w.windowTrimmed);
       p.controller.update(now, w.counters.late + w.playCounter(PEER_I32.UNDERRUNS));
       if (p.controller.target !== w.depthTarget) w.setDepth(p.controller.target);
       w.setRate(p.controller.rate);

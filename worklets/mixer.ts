@@ -5,7 +5,7 @@
 // render() allocates nothing.
 // Imported by worklets/playback.worklet.ts; unit-tested in Node.
 
-import { MAX_PEERS, MAX_RATE_DEVIATION, METER_DECAY_PER_QUANTUM as METER_DECAY, QUANTUM_FRAMES } from '../src/shared/constants.ts';
+import { JITTER_SLOTS, MAX_PEERS, MAX_RATE_DEVIATION, METER_DECAY_PER_QUANTUM as METER_DECAY, QUANTUM_FRAMES } from '../src/shared/constants.ts';
 import { FILL_RING, FILL_WINDOW, PEER_F32, PEER_I32, PLAY_F32, PLAY_I32, PeerState, PlaybackViews, slotOf } from '../src/shared/memory-layout.ts';
 import { seqDiff } from '../src/shared/seq.ts';
 import { Concealer, PLC_FADE_QUANTA, PLC_WINDOW } from './plc.ts';
@@ -17,8 +17,14 @@ const FIFO_FRAMES = 2048;
 const KEEP = PLC_WINDOW + HALF;
 /** Burg fits allowed per render quantum across all peers: bounds the worst case (everyone loses at once). */
 const MAX_FITS_PER_QUANTUM = 4;
-/** Excess over the target depth (quanta) that is trimmed at once when playout resumes after an underrun. */
+/**
+ * Excess over the target depth (quanta) beyond which the buffer is trimmed at once rather than
+ * drained by the rate (which takes ~0.5 s per quantum): on resuming after an underrun, or when the
+ * low point has stayed above it for TRIM_SUSTAINED_WINDOWS fill windows.
+ */
 const TRIM_EXCESS = 4;
+/** Fill windows (43 ms each: 340 ms) the low point must stay above target + TRIM_EXCESS before a trim. */
+const TRIM_SUSTAINED_WINDOWS = 8;
 /** Per-quantum slew of the applied rate toward the controller's (time constant ≈ 32 quanta = 85 ms). */
 const RATE_SLEW = 1 / 32;
 
@@ -40,6 +46,13 @@ export class Mixer {
   private readonly fillMin = new Float64Array(MAX_PEERS);
   private readonly fillQuanta = new Int32Array(MAX_PEERS);
   private readonly fillCount = new Int32Array(MAX_PEERS);
+  /** Consecutive fill windows whose low point was more than TRIM_EXCESS over the target, and the smallest excess (quanta) among them. */
+  private readonly highWindows = new Int32Array(MAX_PEERS);
+  private readonly highExcess = new Int32Array(MAX_PEERS);
+  /** Quanta to skip at the next frame taken (0: none); the skip is spliced in with a crossfade. */
+  private readonly skip = new Int32Array(MAX_PEERS);
+  /** Fade-in weights of a splice (raised cosine over one quantum). */
+  private readonly xfade = new Float32Array(QUANTUM_FRAMES);
   private readonly fifo: Float32Array[] = [];
   private readonly plc: Concealer[] = [];
   private readonly sinc = new SincTable();
@@ -57,6 +70,7 @@ export class Mixer {
     }
     this.rate.fill(1);
     this.fillMin.fill(Infinity);
+    for (let f = 0; f < QUANTUM_FRAMES; f++) this.xfade[f] = 0.5 - 0.5 * Math.cos((Math.PI * (f + 0.5)) / QUANTUM_FRAMES);
   }
 
   /** Render one quantum into `outL`/`outR` (QUANTUM_FRAMES each); `outR` may equal `outL` for mono output. */
@@ -137,6 +151,8 @@ export class Mixer {
       if (++this.fillQuanta[p]! >= FILL_WINDOW) {
         const n = this.fillCount[p]!;
         Atomics.store(i32, v.peerI32(p, PEER_I32.FILL_MIN + (n % FILL_RING)), Math.round(this.fillMin[p]!));
+        Atomics.store(i32, v.peerI32(p, PEER_I32.FILL_TRIMMED + (n % FILL_RING)), Atomics.load(i32, v.peerI32(p, PEER_I32.TRIMMED)));
+        this.watchExcess(p);
         this.fillCount[p] = n + 1;
         Atomics.store(i32, v.peerI32(p, PEER_I32.FILL_COUNT), n + 1);
         this.fillQuanta[p] = 0;
@@ -184,16 +200,7 @@ export class Mixer {
       this.holding[p] = 0;
       const queued = seqDiff(Atomics.load(i32, v.peerI32(p, PEER_I32.NEWEST)) >>> 0, cur) + 1;
       const excess = queued - Atomics.load(i32, v.peerI32(p, PEER_I32.TARGET_DEPTH));
-      if (excess > TRIM_EXCESS) {
-        for (let k = 0; k < excess; k++) {
-          const s = slotOf(cur + k);
-          if (Atomics.load(i32, v.tag(p, s)) === ((cur + k) | 0)) Atomics.store(i32, v.taken(p, s), (cur + k) | 0);
-        }
-        Atomics.add(i32, v.peerI32(p, PEER_I32.TRIMMED), excess);
-        cur = (cur + excess) >>> 0;
-        slot = slotOf(cur);
-        this.cursor[p] = cur;
-      }
+      if (excess > TRIM_EXCESS) this.skip[p] = excess;
     }
     if (Atomics.load(i32, v.tag(p, slot)) === (cur | 0)) {
       // The tag load above makes the worker's sample writes visible (it stored the tag after them).
@@ -202,6 +209,7 @@ export class Mixer {
       const o = 2 * at;
       for (let i = 0; i < QUANTUM_FRAMES * 2; i++) fifo[o + i] = f32[src + i]!;
       Atomics.store(i32, v.taken(p, slot), cur | 0);
+      if (this.skip[p]! > 0) cur = this.splice(p, fifo, at, cur);
       Atomics.add(i32, v.peerI32(p, PEER_I32.PLAYED), 1);
       plc.recover(fifo, at);
       this.outage[p] = 0;
@@ -223,6 +231,59 @@ export class Mixer {
       this.holding[p] = 1;
       if (plc.run > PLC_FADE_QUANTA) this.outage[p] = 1;
     }
+  }
+
+  /**
+   * After each fill window: if the low point has stayed more than TRIM_EXCESS quanta above the
+   * target for TRIM_SUSTAINED_WINDOWS windows, ask for a trim down to one quantum over the target
+   * (the rate controller does the rest). Nothing network jitter does keeps the low point that high
+   * for that long, since the low point is where the jitter has already been subtracted; what does
+   * is this audio thread stalling while frames kept arriving, or the user lowering a manual depth.
+   */
+  private watchExcess(p: number): void {
+    const target = Atomics.load(this.v.i32, this.v.peerI32(p, PEER_I32.TARGET_DEPTH));
+    const excess = Math.floor(this.fillMin[p]! / QUANTUM_FRAMES) - target;
+    if (excess <= TRIM_EXCESS || this.holding[p] !== 0 || this.outage[p] !== 0) {
+      this.highWindows[p] = 0;
+      return;
+    }
+    const n = ++this.highWindows[p]!;
+    if (n === 1 || excess < this.highExcess[p]!) this.highExcess[p] = excess;
+    if (n >= TRIM_SUSTAINED_WINDOWS) {
+      this.skip[p] = this.highExcess[p]! - 1;
+      this.highWindows[p] = 0;
+    }
+  }
+
+  /**
+   * Skip `skip[p]` quanta at the frame `cur` just written at `at`: if the frame that many ahead is
+   * there, it replaces `cur` in the FIFO, faded in over the quantum while `cur` (the old timeline's
+   * continuation) fades out, so the jump has no step. The skipped frames are marked taken (so the
+   * worker does not count them late) and counted TRIMMED. Returns the (possibly new) cursor frame.
+   */
+  private splice(p: number, fifo: Float32Array, at: number, cur: number): number {
+    const v = this.v;
+    const i32 = v.i32;
+    const k = this.skip[p]!;
+    this.skip[p] = 0;
+    const to = (cur + k) >>> 0;
+    const toSlot = slotOf(to);
+    if (k >= JITTER_SLOTS || Atomics.load(i32, v.tag(p, toSlot)) !== (to | 0)) return cur; // not there (yet): no trim
+    for (let s = (cur + 1) >>> 0; s !== to; s = (s + 1) >>> 0) {
+      if (Atomics.load(i32, v.tag(p, slotOf(s))) === (s | 0)) Atomics.store(i32, v.taken(p, slotOf(s)), s | 0);
+    }
+    const src = v.samples(p, toSlot);
+    const f32 = v.f32;
+    const o = 2 * at;
+    const xfade = this.xfade;
+    for (let f = 0; f < QUANTUM_FRAMES; f++) {
+      const w = xfade[f]!;
+      fifo[o + 2 * f] = fifo[o + 2 * f]! * (1 - w) + f32[src + 2 * f]! * w;
+      fifo[o + 2 * f + 1] = fifo[o + 2 * f + 1]! * (1 - w) + f32[src + 2 * f + 1]! * w;
+    }
+    Atomics.store(i32, v.taken(p, toSlot), to | 0);
+    Atomics.add(i32, v.peerI32(p, PEER_I32.TRIMMED), k);
+    return to;
   }
 
   /**
@@ -267,6 +328,8 @@ export class Mixer {
     this.plc[p]!.reset();
     this.fillQuanta[p] = 0;
     this.fillMin[p] = Infinity;
+    this.highWindows[p] = 0;
+    this.skip[p] = 0;
     this.fillCount[p] = Atomics.load(i32, v.peerI32(p, PEER_I32.FILL_COUNT));
     Atomics.store(i32, v.peerI32(p, PEER_I32.CURSOR), cursor | 0);
     Atomics.store(i32, v.peerI32(p, PEER_I32.PLAY_POS), (Math.imul(cursor, QUANTUM_FRAMES) - HALF) | 0);

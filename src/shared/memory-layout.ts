@@ -144,14 +144,23 @@ export const PEER_I32 = {
    */
   FILL_COUNT: 14,
   /**
-   * W play: frames it skipped when playout resumed after an underrun with more than TRIM_EXCESS
-   * quanta over the target queued (a stall upstream delivered them all at once): the depth snaps
-   * back at the glitch instead of carrying the stall as extra latency. R net (→ stats).
+   * W play: quanta it skipped to bring the buffer back to its target at once: on resuming after an
+   * underrun with more than TRIM_EXCESS quanta over the target queued (a stall upstream delivered
+   * them all at once), or when the low point stayed that far above the target for
+   * TRIM_SUSTAINED_WINDOWS windows (a stall of this audio thread, a lower manual depth). R net
+   * (→ stats).
    */
   TRIMMED: 15,
   /** FILL_RING entries (see FILL_COUNT). W play, R net. */
   FILL_MIN: 16,
-  SIZE: 24,
+  /**
+   * FILL_RING entries, written with the FILL_MIN entry of the same index (before FILL_COUNT is
+   * bumped): TRIMMED as it stood when that window closed. W play, R net: a change between two
+   * windows tells the depth controller that the buffer's level stepped down by a trim, not by
+   * jitter, so it shifts its history instead of reading the step as a dip.
+   */
+  FILL_TRIMMED: 24,
+  SIZE: 32,
 } as const;
 
 /** Quanta per fill window (43 ms) and windows in the ring (340 ms: net reads at 10 Hz). */

@@ -874,14 +874,14 @@ describe('resynchronisation', () => {
 });
 
 describe('rate steering through the playout FIFO', () => {
-  /** One peer, in order, delay 1, carrying seeded noise; returns the output and the input stream. */
-  function noiseRun(ticks: number, setup: (w: JitterWriter, t: number) => void): { out: Float32Array; input: Float32Array; w: JitterWriter; pos: number[] } {
+  /** One peer, in order, delay 1, carrying seeded noise (or `signal`); returns the output and the input stream. */
+  function noiseRun(ticks: number, setup: (w: JitterWriter, t: number) => void, signal?: (i: number) => number): { out: Float32Array; input: Float32Array; w: JitterWriter; pos: number[] } {
     const v = new PlaybackViews(createPlaybackMemory());
     const mixer = new Mixer(v);
     const w = new JitterWriter(v, 0, DEFAULT_DEPTH);
     const rng = mulberry32(99);
     const input = new Float32Array(ticks * QUANTUM_FRAMES);
-    for (let i = 0; i < input.length; i++) input[i] = Math.round((rng() - 0.5) * 20000) / 32768;
+    for (let i = 0; i < input.length; i++) input[i] = Math.round((signal ? signal(i) : rng() - 0.5) * 20000) / 32768;
     const out = new Float32Array(ticks * QUANTUM_FRAMES);
     const src = new Float32Array(QUANTUM_SAMPLES);
     const outL = new Float32Array(QUANTUM_FRAMES);
@@ -944,6 +944,44 @@ describe('rate steering through the playout FIFO', () => {
       const q = rms(out.subarray(t * QUANTUM_FRAMES, (t + 1) * QUANTUM_FRAMES));
       assert.ok(q > inRms * 0.6 && q < inRms * 1.4, `tick ${t}: quantum rms ${q} vs input ${inRms}`);
     }
+  });
+
+  test('a depth lowered by more than 4 quanta is reached by one trim after 8 fill windows, spliced without a step', () => {
+    const ticks = 1500;
+    const lowerAt = 300;
+    // 406.25 Hz: the 6 quanta skipped (768 frames) are 6.5 periods, so the two timelines are in
+    // antiphase at the splice, the worst case for a cut (the phase offset puts the splice near a crest).
+    const sine = (i: number) => Math.sin((2 * Math.PI * 406.25 * i) / 48000 + 1.5);
+    const { pos, w, out, input } = noiseRun(ticks, (wr, t) => {
+      if (t === lowerAt) wr.setDepth(1);
+    }, sine);
+    // Low point at depth 8: 8 quanta + HALF frames → excess 7 over the new target → skip 6, leaving 1 over it.
+    assert.equal(w.playCounter(PEER_I32.TRIMMED), 6);
+    assert.equal(w.playCounter(PEER_I32.MISSED) + w.playCounter(PEER_I32.UNDERRUNS) + w.counters.late, 0, 'no glitch, nothing counted late');
+    // When: within 8 windows (plus the one in progress) of the change.
+    let jumpAt = -1;
+    for (let t = lowerAt; t < ticks; t++) if (pos[t]! - pos[t - 1]! > 2 * QUANTUM_FRAMES) { jumpAt = t; break; }
+    assert.ok(jumpAt > lowerAt && jumpAt <= lowerAt + 9 * 16 + 2, `trimmed at tick ${jumpAt}`);
+    assert.equal(pos[ticks - 1]! - pos[lowerAt]! - (ticks - 1 - lowerAt) * QUANTUM_FRAMES, 6 * QUANTUM_FRAMES, 'the delay fell by 6 quanta');
+    // No step. Before the trim the output is the input delayed by (1 + depth) quanta + HALF frames;
+    // the splice starts where that stops, and a hard cut there would have jumped by `cut`.
+    const lag = (1 + DEFAULT_DEPTH) * QUANTUM_FRAMES + HALF;
+    let s0 = lag;
+    while (out[s0] === input[s0 - lag]) s0++;
+    const cut = Math.abs(input[s0 - lag + 6 * QUANTUM_FRAMES]! - out[s0 - 1]!);
+    assert.ok(cut > 0.5, `the scenario must make a cut audible: ${cut}`);
+    // The largest sample-to-sample change stays near the sine's own slope (0.6 × 2π × 406.25 / 48000 = 0.032);
+    // the crossfade adds at most (π / 2) / 128 of the difference between the two timelines (≤ 1.2).
+    let maxStep = 0;
+    for (let i = lag + 1; i < out.length; i++) maxStep = Math.max(maxStep, Math.abs(out[i]! - out[i - 1]!));
+    assert.ok(maxStep < 0.032 + (1.2 * Math.PI) / 2 / 128, `largest step ${maxStep}, a cut would have been ${cut}`);
+  });
+
+  test('a depth lowered by 4 quanta or less is not trimmed (the rate controller drains it)', () => {
+    const { w } = noiseRun(1200, (wr, t) => {
+      if (t === 100) wr.setDepth(DEFAULT_DEPTH - 4);
+    });
+    assert.equal(w.playCounter(PEER_I32.TRIMMED), 0);
   });
 
   test('a rate outside 1 ± MAX_RATE_DEVIATION (or NaN) is clamped', () => {
