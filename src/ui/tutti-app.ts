@@ -4,7 +4,7 @@
 
 import { LitElement, html, nothing } from 'lit';
 import { customElement, state } from 'lit/decorators.js';
-import { DEFAULT_DEPTH, DEFAULT_REDUNDANCY, MAX_DEPTH, MIN_DEPTH, QUANTUM_MS } from '../shared/constants.ts';
+import { DEFAULT_DEPTH, DEFAULT_REDUNDANCY, MAX_DEPTH, MAX_REDUNDANCY, MIN_DEPTH, QUANTUM_MS } from '../shared/constants.ts';
 import { payloadKbps as sendKbps } from '../shared/wire.ts';
 import type { PeerStats, StatsMessage } from '../shared/worker-protocol.ts';
 import { ROLES, parseControlRequest, type MemberState, type MixState, type Role } from '../shared/signaling-protocol.ts';
@@ -155,8 +155,21 @@ export class TuttiApp extends LitElement {
         this.roomDepth = typeof d === 'number' ? d : undefined;
         if (this.roomDepth !== undefined && engine) this.setDepth(this.roomDepth, false);
       };
+      // Redundancy is what every sender in the room carries: one room-wide choice (a teacher sets
+      // it once for the lesson), applied by each member's own network worker.
+      const applyRoomRedundancy = (): void => {
+        const r = room.settings.get('redundancy');
+        if (typeof r === 'number' && Number.isInteger(r) && r >= 0 && r <= MAX_REDUNDANCY && r !== this.redundancy) {
+          this.redundancy = r;
+          engine?.net.setRedundancy(r);
+        }
+      };
       room.settings.observe(applyRoomDepth);
-      void room.loaded.then(applyRoomDepth);
+      room.settings.observe(applyRoomRedundancy);
+      void room.loaded.then(() => {
+        applyRoomDepth();
+        applyRoomRedundancy();
+      });
       const session: Session = { room };
       if (engine) {
         const mesh = new AudioMesh(room, engine.net, iceServers);
@@ -236,9 +249,11 @@ export class TuttiApp extends LitElement {
     this.publishMix();
   }
 
+  /** A room setting: applied here at once and, through the room document, by every member. */
   private setRedundancy(frames: number): void {
     this.redundancy = frames;
     this.session?.engine?.net.setRedundancy(frames);
+    this.session?.room.settings.set('redundancy', frames);
   }
 
   private setMaster(gain: number): void {
@@ -396,9 +411,9 @@ export class TuttiApp extends LitElement {
               <input type="range" name="depth" min=${MIN_DEPTH} max=${MAX_DEPTH} step="1" .value=${String(this.depth)} ?disabled=${this.adaptive}
                 @input=${(e: Event) => this.setDepth(Number((e.target as HTMLInputElement).value), false)} />
             </label>
-            <label>Redundancy
+            <label>Redundancy (room setting: everyone sends it)
               <select name="redundancy" @change=${(e: Event) => this.setRedundancy(Number((e.target as HTMLSelectElement).value))}>
-                ${[0, 1, 2, 3].map((n) => html`<option value=${n} ?selected=${this.redundancy === n}>${n === 0 ? 'Off' : `${n} frame${n > 1 ? 's' : ''}`} · ${sendKbps(this.channels, n)} kbit/s per peer</option>`)}
+                ${[0, 1, 2, 3].map((n) => html`<option value=${n} .selected=${this.redundancy === n}>${n === 0 ? 'Off' : `${n} frame${n > 1 ? 's' : ''}`} · ${sendKbps(this.channels, n)} kbit/s per peer</option>`)}
               </select>
             </label>
             <label>Output volume

@@ -115,6 +115,14 @@ test('password: the right one gives roster, notes and audio; a wrong one gets no
   await teacher.page.getByRole('spinbutton', { name: /Room default jitter depth/ }).press('Enter');
   await expect.poll(async () => (await stats(student.page))?.peers[0]?.depth, { timeout: 10_000 }).toBe(12);
   await expect(student.page.getByRole('slider', { name: /Jitter buffer/ })).toHaveValue('12');
+  // Redundancy is a room setting too: the teacher's choice is what the student's worker sends.
+  const redundancy = (p: Page) => p.getByRole('combobox', { name: /Redundancy/ });
+  await expect(redundancy(student.page)).toHaveValue('1');
+  await redundancy(teacher.page).selectOption('2');
+  await expect.poll(async () => (await stats(student.page))?.redundancy, { timeout: 10_000 }).toBe(2);
+  await expect(redundancy(student.page)).toHaveValue('2');
+  // …and on the wire: 1 + 2 stereo quanta per packet ≈ 4.65 Mbit/s reach the teacher (R = 1 is 3.1).
+  await expect.poll(async () => (await stats(teacher.page))?.peers[0]?.kbpsIn ?? 0, { timeout: 10_000 }).toBeGreaterThan(4200);
 
   // Wrong password: told so, and really nothing: no roster, no notes in its document, no audio peer.
   await joinRoom(intruder.page, server.url, room, 'Ivan', { password: 'wrong' });
