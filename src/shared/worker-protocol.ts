@@ -144,8 +144,15 @@ export interface PeerStats {
   rate: number;
   /** Our DataChannel's bufferedAmount towards this peer, bytes (sender backlog). */
   bufferedAmount: number;
-  /** Frames we did not send to this peer because its channel was congested (over 32 KiB queued). */
+  /** Frames we did not send to this peer because its channel was congested (more than 16 packets queued, ≈ 43 ms). */
   sendDropped: number;
+  /**
+   * Redundant copies we send to this peer now: the room's setting, lowered while this link is
+   * congested (frames dropped at the sender) and raised again after a clean stretch (SendGovernor).
+   */
+  sendRedundancy: number;
+  /** We send this peer a mono mixdown (we send stereo, but its link is congested even without copies). */
+  sendMono: boolean;
   /** Peer loopback: round trip measured by an impulse through the peer's worker, ms (null when off or undetected). */
   loopbackRttMs: number | null;
   /** Added latency (capture timestamp to playout, excluding device I/O), ms, over the last second. */
