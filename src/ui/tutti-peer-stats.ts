@@ -97,13 +97,14 @@ function rows(s: PeerStats, kbpsOut: number | undefined): [string, string][] {
     ['Concealed', `${s.concealed} quanta`],
     ['Recovered', `${s.recovered} frames`],
     ['Underruns', `${s.underruns}`],
-    ['Trimmed', `${s.trimmed} frames`],
+    ['Trimmed', `${s.trimmed} quanta`],
     ['RTT', s.rttMs === null ? '–' : ms(s.rttMs)],
     ['IFDV', s.ifdvMs ? `p50 ${s.ifdvMs.p50.toFixed(2)} · p95 ${s.ifdvMs.p95.toFixed(2)} · max ${s.ifdvMs.max.toFixed(2)} ms` : '–'],
     ['Added latency', s.latencyMs ? `p50 ${ms(s.latencyMs.p50)} · p99 ${ms(s.latencyMs.p99)}` : '–'],
     ['Bitrate in', `${s.kbpsIn.toFixed(0)} kbit/s`],
     ['Bitrate out', kbpsOut === undefined ? '–' : `${kbpsOut.toFixed(0)} kbit/s`],
     ['Send backlog', `${s.bufferedAmount} B`],
+    ['Sending', `${s.sendMono ? 'mono mixdown' : 'full'}, ${s.sendRedundancy} redundant frame${s.sendRedundancy === 1 ? '' : 's'}${s.sendDropped ? ` · ${s.sendDropped} frames dropped (link congested)` : ''}`],
     ['Clock drift', `${s.driftPpm.toFixed(0)} ppm (rate ${s.rate.toFixed(5)})`],
   ];
 }
