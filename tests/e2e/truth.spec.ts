@@ -5,7 +5,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { joinRoom, launchPeer, type PeerBrowser } from '../support/browsers.ts';
+import { joinRoom, launchPeer, setRedundancy, type PeerBrowser } from '../support/browsers.ts';
 import { startServer, type RunningServer } from '../support/server.ts';
 import { delta, onlyPeer, stats, waitForPeers } from '../support/stats.ts';
 import { writeToneWav } from '../support/wav.ts';
@@ -42,11 +42,6 @@ async function duo(room: string, aliceQuery: string, peers: PeerBrowser[]): Prom
   return { a: a.page, b: b.page };
 }
 
-async function setRedundancy(page: Page, label: 'Off' | '1 frame'): Promise<void> {
-  const select = page.getByRole('combobox', { name: /Redundancy/ });
-  const value = await select.locator('option', { hasText: new RegExp(`^${label}`) }).getAttribute('value');
-  await select.selectOption(value!);
-}
 
 test('a sender dropping every 20th frame: the receiver reports 5 % lost and conceals it; with redundancy it recovers them all', async () => {
   const peers: PeerBrowser[] = [];

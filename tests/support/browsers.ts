@@ -78,3 +78,9 @@ export async function netWorker(page: Page): Promise<Worker> {
   }
   throw new Error('network worker not found');
 }
+
+/** The room's redundancy setting, through the page's control. */
+export async function setRedundancy(page: Page, label: 'Off' | '1 frame'): Promise<void> {
+  const select = page.getByRole('combobox', { name: /Redundancy/ });
+  await select.selectOption((await select.locator('option', { hasText: new RegExp(`^${label}`) }).getAttribute('value'))!);
+}
