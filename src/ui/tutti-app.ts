@@ -37,6 +37,16 @@ interface Session {
 const params = new URLSearchParams(location.search);
 const link = parseRoomLink(location.hash);
 
+/**
+ * The installed app's shortcuts (manifest `shortcuts`, vite.config.ts) open `/?action=new-room` and
+ * `/?action=join`. Neither acts on its own: starting audio needs a gesture in the page, so the
+ * shortcut takes the user to the one control that finishes the job.
+ */
+export type ShortcutAction = 'new-room' | 'join';
+function shortcutAction(value: string | null): ShortcutAction | undefined {
+  return value === 'new-room' || value === 'join' ? value : undefined;
+}
+
 @customElement('tutti-app')
 export class TuttiApp extends LitElement {
   static override styles = appStyles;
@@ -64,6 +74,8 @@ export class TuttiApp extends LitElement {
   @state() private roomDepth: number | undefined;
   @state() private recent: RecentRoom[] = recentRooms();
   @state() private pairing = false;
+  /** A hint shown on the join form for a shortcut's action (e.g. "enter your name first"). */
+  @state() private hint = '';
   /** Latest stats from the network worker (2 Hz); exposed for tests and the UI. */
   @state() stats: StatsMessage | null = null;
   private readonly mix = new Map<string, { gain: number; muted: boolean }>();
@@ -81,6 +93,26 @@ export class TuttiApp extends LitElement {
     removeEventListener('keydown', this.onKey);
     removeEventListener('pagehide', this.onPageHide);
     removeEventListener('hashchange', this.onHash);
+  }
+
+  override firstUpdated(): void {
+    const action = shortcutAction(params.get('action'));
+    if (!action || this.phase !== 'join' || this.remoteOf !== undefined) return;
+    // Drop the action from the address so a reload or a shared copy does not repeat it.
+    const rest = new URLSearchParams(params);
+    rest.delete('action');
+    history.replaceState(null, '', `${location.pathname}${rest.size ? `?${rest}` : ''}${location.hash}`);
+    const field = (name: string) => this.renderRoot.querySelector<HTMLElement>(`input[name=${name}]`);
+    if (!this.name.trim()) {
+      this.hint = action === 'new-room' ? 'Enter your name, then press Create lesson room.' : 'Enter your name and the room, then press Join.';
+      field('name')?.focus();
+    } else if (action === 'new-room') {
+      this.hint = 'Press Create lesson room (or Enter) to open a new room with an unguessable name.';
+      this.renderRoot.querySelector<HTMLElement>('button[data-action=new-room]')?.focus();
+    } else {
+      this.hint = this.room ? '' : 'Paste the room name from your teacher\'s link, then press Join.';
+      field(this.room ? 'password' : 'room')?.focus();
+    }
   }
 
   /** A room link opened while the app is already loaded (only the fragment changed). */
@@ -121,6 +153,7 @@ export class TuttiApp extends LitElement {
       return;
     }
     this.error = '';
+    this.hint = '';
     this.phase = 'joining';
     localStorage.setItem('tutti.name', name);
     localStorage.setItem('tutti.role', this.myRole);
@@ -286,6 +319,7 @@ export class TuttiApp extends LitElement {
     const remote = this.remoteOf !== undefined;
     return html`
       <form @submit=${this.join} aria-label=${remote ? 'Pair this device as a remote' : 'Join a room'}>
+        ${this.hint && !remote ? html`<p class="muted-note" data-testid="hint">${this.hint}</p>` : nothing}
         ${remote ? html`<p class="muted-note">This device will be a remote control for one participant of room <strong>${this.room}</strong>: no microphone, no audio.</p>` : nothing}
         <label>Your name
           <input type="text" name="name" autocomplete="nickname" maxlength="40" required .value=${this.name}
@@ -321,7 +355,7 @@ export class TuttiApp extends LitElement {
           <button class="primary" type="submit" ?disabled=${this.phase === 'joining'}>${this.phase === 'joining' ? 'Joining…' : remote ? 'Connect remote' : 'Join'}</button>
           ${remote
             ? html`<button type="button" @click=${() => (this.remoteOf = undefined)}>Use this device normally</button>`
-            : html`<button type="button" ?disabled=${this.phase === 'joining'} @click=${this.createRoom}
+            : html`<button type="button" data-action="new-room" ?disabled=${this.phase === 'joining'} @click=${this.createRoom}
                 title="A new room with an unguessable name; add a password above first if you want one">Create lesson room</button>`}
         </div>
       </form>

@@ -97,6 +97,43 @@ test('installable: no installability errors, manifest icons load at their sizes,
   expect(precache[0]).toBe(`tutti-precache-${version}`);
 });
 
+test('manifest shortcuts: each opens the join form at the control that finishes its job', async () => {
+  server = await startServer();
+  peer = await launchPeer();
+  const { page } = peer;
+  await page.goto(server.url);
+  const shortcuts = await page.evaluate(async () => ((await (await fetch('/manifest.webmanifest')).json()) as { shortcuts: { name: string; url: string }[] }).shortcuts);
+  const url = (name: string) => `${server!.url}${shortcuts.find((s) => s.name === name)!.url}`;
+  const hint = page.getByTestId('hint');
+
+  // First use, no name on this device: both shortcuts ask for the name first.
+  for (const name of ['New lesson room', 'Join a room']) {
+    await page.goto(url(name));
+    await expect(page.getByRole('textbox', { name: 'Your name' })).toBeFocused();
+    await expect(hint).toContainText('Enter your name');
+    expect(new URL(page.url()).search, 'the action is dropped from the address once handled').toBe('');
+  }
+
+  // Join a room, with a known name: the room field, then Join.
+  await page.evaluate(() => localStorage.setItem('tutti.name', 'Pat'));
+  await page.goto(url('Join a room'));
+  await expect(page.getByRole('textbox', { name: 'Room' })).toBeFocused();
+  await expect(hint).toContainText('room name');
+
+  // New lesson room, with a known name: Create lesson room has focus, and Enter opens a new room.
+  await page.goto(url('New lesson room'));
+  await expect(page.getByRole('button', { name: 'Create lesson room' })).toBeFocused();
+  await page.keyboard.press('Enter');
+  await page.getByRole('button', { name: 'Leave' }).waitFor({ timeout: 20_000 });
+  const room = decodeURIComponent(new URL(page.url()).hash.replace(/^#room=/, ''));
+  expect(room, 'an unguessable room name').toMatch(/^[A-Za-z0-9_-]{16,}$/);
+
+  // An unknown action is ignored: the plain join form, nothing focused for it, no hint.
+  await page.goto(`${server.url}/?action=bogus`);
+  await expect(page.getByRole('textbox', { name: 'Your name' })).toHaveValue('Pat');
+  await expect(hint).toHaveCount(0);
+});
+
 test('offline: a reload loads the shell from the precache, isolated, and the audio engine starts', async () => {
   server = await startServer();
   peer = await launchPeer();
