@@ -5,37 +5,18 @@ import { expect, test, type Page } from '@playwright/test';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { StatsMessage } from '../../src/shared/worker-protocol.ts';
-import { joinRoom, launchPeer, type PeerBrowser } from '../support/browsers.ts';
-import { startServer, type RunningServer } from '../support/server.ts';
-import { writeToneWav } from '../support/wav.ts';
+import { joinRoom } from '../support/browsers.ts';
+import { TEST_TMP, roomSuite } from '../support/suite.ts';
 
-const tmp = join(import.meta.dirname, '..', '.tmp');
-const screens = join(tmp, 'screens'); // kept between runs (Playwright empties test-results/)
-let server: RunningServer;
-const wav = { a: '', b: '' };
-const peers: PeerBrowser[] = [];
+const suite = roomSuite('mobile');
+const { wav, launch } = suite;
+const screens = join(TEST_TMP, 'screens'); // kept between runs (Playwright empties test-results/)
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 800 };
 
-test.beforeAll(async () => {
-  mkdirSync(tmp, { recursive: true });
+test.beforeAll(() => {
   mkdirSync(screens, { recursive: true });
-  wav.a = writeToneWav(join(tmp, 'mobile-a.wav'), { leftHz: 440, rightHz: 660, seconds: 5 });
-  wav.b = writeToneWav(join(tmp, 'mobile-b.wav'), { leftHz: 1000, rightHz: 1250, seconds: 5 });
-  server = await startServer();
 });
-test.afterAll(async () => {
-  await server?.close();
-});
-test.afterEach(async () => {
-  await Promise.all(peers.splice(0).map((p) => p.close()));
-});
-
-async function launch(opts: Parameters<typeof launchPeer>[0] = {}): Promise<PeerBrowser> {
-  const p = await launchPeer(opts);
-  peers.push(p);
-  return p;
-}
 
 interface Target {
   what: string;
@@ -98,13 +79,13 @@ test('phone width 390×844: compact room and join views, no horizontal scroll, t
   const phone = await launch({ wav: wav.a, viewport: PHONE, mobile: true });
   const desk = await launch({ wav: wav.b, viewport: DESKTOP });
   const room = 'mobile-' + Date.now();
-  await phone.page.goto(`${server.url}/?test=tap`);
+  await phone.page.goto(`${suite.server.url}/?test=tap`);
   await phone.page.getByRole('textbox', { name: 'Your name' }).fill('Pia');
   await assertPhoneFriendly(phone.page, 'join form');
   await phone.page.screenshot({ path: join(screens, 'join-390x844.png'), fullPage: true });
 
-  await joinRoom(phone.page, server.url, room, 'Pia', { role: 'Student', instrument: 'Cello' });
-  await joinRoom(desk.page, server.url, room, 'Daniel Longname-Bartholomew', { role: 'Teacher', instrument: 'Piano' });
+  await joinRoom(phone.page, suite.server.url, room, 'Pia', { role: 'Student', instrument: 'Cello' });
+  await joinRoom(desk.page, suite.server.url, room, 'Daniel Longname-Bartholomew', { role: 'Teacher', instrument: 'Piano' });
   await expect(phone.page.locator('tutti-peer-strip')).toContainText('Daniel', { timeout: 20_000 });
   await expect.poll(async () => ((await stats(phone.page))?.peers ?? []).filter((p) => p.framesPerSecond > 300).length, { timeout: 30_000 }).toBe(1);
   await expect(phone.page.getByRole('img', { name: /^Connection (good|fair|poor)$/ })).toBeVisible();
@@ -138,8 +119,8 @@ test('remote mode: a phone paired by QR link changes the desktop participant\'s 
   const bob = await launch({ wav: wav.b });
   const phone = await launch({ viewport: PHONE, mobile: true, omitArgs: ['--use-fake-device-for-media-stream'] });
   const room = 'remote-' + Date.now();
-  await joinRoom(alice.page, server.url, room, 'Alice', { password: 'duet' });
-  await joinRoom(bob.page, server.url, room, 'Bob', { password: 'duet' });
+  await joinRoom(alice.page, suite.server.url, room, 'Alice', { password: 'duet' });
+  await joinRoom(bob.page, suite.server.url, room, 'Bob', { password: 'duet' });
   await expect.poll(() => peerLevel(alice.page, 'Bob'), { timeout: 30_000 }).toBeGreaterThan(30);
 
   // Alice shows a pairing code; the phone opens its link (the code's content).

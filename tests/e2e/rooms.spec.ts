@@ -3,41 +3,14 @@
 // creating and sharing rooms, recent rooms.
 
 import { expect, test, type Page } from '@playwright/test';
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import type { StatsMessage } from '../../src/shared/worker-protocol.ts';
-import { joinRoom, launchPeer, netWorker, type PeerBrowser } from '../support/browsers.ts';
+import { joinRoom, netWorker } from '../support/browsers.ts';
 import { buildProbe, openProbe } from '../support/probe-page.ts';
-import { startServer, type RunningServer } from '../support/server.ts';
-import { writeToneWav } from '../support/wav.ts';
+import { startServer } from '../support/server.ts';
+import { stats } from '../support/stats.ts';
+import { roomSuite } from '../support/suite.ts';
 
-const tmp = join(import.meta.dirname, '..', '.tmp');
-let server: RunningServer;
-const wav = { a: '', b: '' };
-const peers: PeerBrowser[] = [];
-
-test.beforeAll(async () => {
-  mkdirSync(tmp, { recursive: true });
-  wav.a = writeToneWav(join(tmp, 'room-a.wav'), { leftHz: 440, rightHz: 660, seconds: 5 });
-  wav.b = writeToneWav(join(tmp, 'room-b.wav'), { leftHz: 1000, rightHz: 1250, seconds: 5 });
-  server = await startServer();
-});
-test.afterAll(async () => {
-  await server?.close();
-});
-test.afterEach(async () => {
-  await Promise.all(peers.splice(0).map((p) => p.close()));
-});
-
-async function launch(opts: Parameters<typeof launchPeer>[0] = {}): Promise<PeerBrowser> {
-  const p = await launchPeer(opts);
-  peers.push(p);
-  return p;
-}
-
-function stats(page: Page): Promise<StatsMessage | null> {
-  return page.evaluate(() => (document.querySelector('tutti-app') as unknown as { stats: StatsMessage | null }).stats);
-}
+const suite = roomSuite('room');
+const { wav, launch } = suite;
 
 /** Peers whose audio frames arrive at (nearly) full rate in this page's network worker. */
 async function flowingPeers(page: Page): Promise<number> {
@@ -94,9 +67,9 @@ test('password: the right one gives roster, notes and audio; a wrong one gets no
   const teacher = await launch({ wav: wav.a });
   const student = await launch({ wav: wav.b });
   const intruder = await launch({ wav: wav.a });
-  await joinRoom(teacher.page, server.url, room, 'Tina', { password: 'correct horse', role: 'Teacher', instrument: 'Piano' });
+  await joinRoom(teacher.page, suite.server.url, room, 'Tina', { password: 'correct horse', role: 'Teacher', instrument: 'Piano' });
   await notes(teacher.page).fill('Scales: C major, two octaves');
-  await joinRoom(student.page, server.url, room, 'Sam', { password: 'correct horse', role: 'Student', instrument: 'Violin' });
+  await joinRoom(student.page, suite.server.url, room, 'Sam', { password: 'correct horse', role: 'Student', instrument: 'Violin' });
 
   // Right password: roster, notes (including what the teacher types now), and audio.
   await expect(student.page.getByTestId('roster')).toContainText('Tina');
@@ -125,7 +98,7 @@ test('password: the right one gives roster, notes and audio; a wrong one gets no
   await expect.poll(async () => (await stats(teacher.page))?.peers[0]?.kbpsIn ?? 0, { timeout: 10_000 }).toBeGreaterThan(4200);
 
   // Wrong password: told so, and really nothing: no roster, no notes in its document, no audio peer.
-  await joinRoom(intruder.page, server.url, room, 'Ivan', { password: 'wrong' });
+  await joinRoom(intruder.page, suite.server.url, room, 'Ivan', { password: 'wrong' });
   const alert = intruder.page.getByTestId('access');
   await expect(alert).toContainText('Wrong password', { timeout: 20_000 });
   await expect(alert).toHaveAttribute('role', 'alert');
@@ -153,8 +126,8 @@ test('notes and setlist edited on two disconnected peers merge when they reconne
   const room = 'lesson-merge-' + Date.now();
   const a = await launch({ wav: wav.a });
   const b = await launch({ wav: wav.b });
-  await joinRoom(a.page, server.url, room, 'Ana', { password: 'pw' });
-  await joinRoom(b.page, server.url, room, 'Ben', { password: 'pw' });
+  await joinRoom(a.page, suite.server.url, room, 'Ana', { password: 'pw' });
+  await joinRoom(b.page, suite.server.url, room, 'Ben', { password: 'pw' });
   await notes(a.page).fill('Warm-up\n');
   await expect(notes(b.page)).toHaveValue('Warm-up\n', { timeout: 20_000 });
 
@@ -200,7 +173,7 @@ test('create a lesson room: unguessable name, share link and QR code, join by li
   const teacher = await launch({ wav: wav.a });
   const student = await launch({ wav: wav.b });
   const t = teacher.page;
-  await t.goto(`${server.url}/?test=tap`);
+  await t.goto(`${suite.server.url}/?test=tap`);
   await t.getByRole('textbox', { name: 'Your name' }).fill('Tina');
   await t.getByLabel('Password (optional)').fill('s3cret');
   await t.getByRole('button', { name: 'Create lesson room' }).click();
@@ -213,9 +186,9 @@ test('create a lesson room: unguessable name, share link and QR code, join by li
   await t.getByText('Share and settings').click();
   const share = t.getByTestId('share-link').first();
   const link = (await share.textContent())!;
-  expect(link).toBe(`${server.url}/#room=${name}`); // no password unless asked for
+  expect(link).toBe(`${suite.server.url}/#room=${name}`); // no password unless asked for
   await t.getByLabel(/Put the password in the link/).check();
-  await expect(share).toHaveText(`${server.url}/#room=${name}&key=s3cret`);
+  await expect(share).toHaveText(`${suite.server.url}/#room=${name}&key=s3cret`);
   // The QR code is drawn locally: the canvas holds both dark and light modules.
   const qr = await t.locator('tutti-share canvas').first().evaluate((c: HTMLCanvasElement) => {
     const d = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;

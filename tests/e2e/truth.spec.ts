@@ -3,34 +3,18 @@
 // packets, or to run its clock 1000 ppm fast; the receiver's figures must show exactly that.
 
 import { expect, test, type Page } from '@playwright/test';
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { joinRoom, launchPeer, setRedundancy, type PeerBrowser } from '../support/browsers.ts';
-import { startServer, type RunningServer } from '../support/server.ts';
+import { joinRoom, setRedundancy } from '../support/browsers.ts';
 import { delta, onlyPeer, stats, waitForPeers } from '../support/stats.ts';
-import { writeToneWav } from '../support/wav.ts';
+import { roomSuite } from '../support/suite.ts';
 
-const tmp = join(import.meta.dirname, '..', '.tmp');
-let server: RunningServer;
-const wav = { a: '', b: '' };
-
-test.beforeAll(async () => {
-  mkdirSync(tmp, { recursive: true });
-  wav.a = writeToneWav(join(tmp, 'truth-a.wav'), { leftHz: 440, rightHz: 660, seconds: 5 });
-  wav.b = writeToneWav(join(tmp, 'truth-b.wav'), { leftHz: 1000, rightHz: 1250, seconds: 5 });
-  server = await startServer();
-});
-test.afterAll(async () => {
-  await server?.close();
-});
+const suite = roomSuite('truth');
 
 /** Alice joins with `aliceQuery` (test options), Bob plainly; both wait for full-rate audio. */
-async function duo(room: string, aliceQuery: string, peers: PeerBrowser[]): Promise<{ a: Page; b: Page }> {
-  const a = await launchPeer({ wav: wav.a });
-  const b = await launchPeer({ wav: wav.b });
-  peers.push(a, b);
-  await joinRoom(a.page, server.url, room, 'Alice', { query: aliceQuery });
-  await joinRoom(b.page, server.url, room, 'Bob');
+async function duo(room: string, aliceQuery: string): Promise<{ a: Page; b: Page }> {
+  const a = await suite.launch({ wav: suite.wav.a });
+  const b = await suite.launch({ wav: suite.wav.b });
+  await joinRoom(a.page, suite.server.url, room, 'Alice', { query: aliceQuery });
+  await joinRoom(b.page, suite.server.url, room, 'Bob');
   try {
     await waitForPeers(a.page, 1);
     await waitForPeers(b.page, 1);
@@ -42,117 +26,96 @@ async function duo(room: string, aliceQuery: string, peers: PeerBrowser[]): Prom
   return { a: a.page, b: b.page };
 }
 
-
 test('a sender dropping every 20th frame: the receiver reports 5 % lost and conceals it; with redundancy it recovers them all', async () => {
-  const peers: PeerBrowser[] = [];
-  try {
-    const { a, b } = await duo('drop', 'dropEvery=20', peers);
-    await setRedundancy(a, 'Off');
-    await b.waitForTimeout(1500);
-    let s0 = await onlyPeer(b);
-    await b.waitForTimeout(8000);
-    let s1 = await onlyPeer(b);
-    let d = delta(s0, s1);
-    console.log(`redundancy off: expected ${d.expected}, lost ${d.lost}, concealed ${d.concealed}, late ${d.late}, lost % ${s1.percent.lost}`);
-    expect(d.expected).toBeGreaterThan(2500);
-    expect(d.lost / d.expected).toBeGreaterThan(0.04);
-    expect(d.lost / d.expected).toBeLessThan(0.06);
-    expect(d.recovered).toBe(0);
-    expect(d.concealed, 'every lost frame is concealed').toBeGreaterThanOrEqual(d.lost);
+  const { a, b } = await duo('drop', 'dropEvery=20');
+  await setRedundancy(a, 'Off');
+  await b.waitForTimeout(1500);
+  let s0 = await onlyPeer(b);
+  await b.waitForTimeout(8000);
+  let s1 = await onlyPeer(b);
+  let d = delta(s0, s1);
+  console.log(`redundancy off: expected ${d.expected}, lost ${d.lost}, concealed ${d.concealed}, late ${d.late}, lost % ${s1.percent.lost}`);
+  expect(d.expected).toBeGreaterThan(2500);
+  expect(d.lost / d.expected).toBeGreaterThan(0.04);
+  expect(d.lost / d.expected).toBeLessThan(0.06);
+  expect(d.recovered).toBe(0);
+  expect(d.concealed, 'every lost frame is concealed').toBeGreaterThanOrEqual(d.lost);
 
-    await setRedundancy(a, '1 frame');
-    await b.waitForTimeout(1500);
-    s0 = await onlyPeer(b);
-    await b.waitForTimeout(8000);
-    s1 = await onlyPeer(b);
-    d = delta(s0, s1);
-    console.log(`redundancy 1: expected ${d.expected}, recovered ${d.recovered}, lost ${d.lost}, concealed ${d.concealed}`);
-    expect(d.recovered / d.expected).toBeGreaterThan(0.04);
-    expect(d.recovered / d.expected).toBeLessThan(0.06);
-    expect(d.lost, 'each dropped frame travels again in the next packet').toBe(0);
-  } finally {
-    await Promise.all(peers.map((p) => p.close()));
-  }
+  await setRedundancy(a, '1 frame');
+  await b.waitForTimeout(1500);
+  s0 = await onlyPeer(b);
+  await b.waitForTimeout(8000);
+  s1 = await onlyPeer(b);
+  d = delta(s0, s1);
+  console.log(`redundancy 1: expected ${d.expected}, recovered ${d.recovered}, lost ${d.lost}, concealed ${d.concealed}`);
+  expect(d.recovered / d.expected).toBeGreaterThan(0.04);
+  expect(d.recovered / d.expected).toBeLessThan(0.06);
+  expect(d.lost, 'each dropped frame travels again in the next packet').toBe(0);
 });
 
 test('a sender with jittered packets: the receiver sees its IFDV rise and late frames at a tiny manual depth; the adaptive depth grows past the jitter', async () => {
-  const peers: PeerBrowser[] = [];
-  try {
-    const { a, b } = await duo('jitter', 'jitterMs=25', peers);
-    // Bob receives the jittered stream; Alice receives Bob's clean one: same run, side by side.
-    const jittered = await onlyPeer(b);
-    const clean = await onlyPeer(a);
-    console.log(`IFDV p95: jittered ${jittered.ifdvMs?.p95} ms, clean ${clean.ifdvMs?.p95} ms`);
-    // Measured 9.3–10.9 ms for U[0, 25) ms per packet (the gaps between consecutive arrivals, which
-    // the reordering that much jitter causes keeps well below the 25 ms spread) against 1–3 ms clean.
-    expect(jittered.ifdvMs!.p95).toBeGreaterThan(clean.ifdvMs!.p95 + 5);
-    expect(jittered.ifdvMs!.p95).toBeGreaterThan(6);
+  const { a, b } = await duo('jitter', 'jitterMs=25');
+  // Bob receives the jittered stream; Alice receives Bob's clean one: same run, side by side.
+  const jittered = await onlyPeer(b);
+  const clean = await onlyPeer(a);
+  console.log(`IFDV p95: jittered ${jittered.ifdvMs?.p95} ms, clean ${clean.ifdvMs?.p95} ms`);
+  // Measured 9.3–10.9 ms for U[0, 25) ms per packet (the gaps between consecutive arrivals, which
+  // the reordering that much jitter causes keeps well below the 25 ms spread) against 1–3 ms clean.
+  expect(jittered.ifdvMs!.p95).toBeGreaterThan(clean.ifdvMs!.p95 + 5);
+  expect(jittered.ifdvMs!.p95).toBeGreaterThan(6);
 
-    await b.getByRole('checkbox', { name: 'Automatic jitter buffer' }).uncheck();
-    await b.getByRole('slider', { name: /Jitter buffer/ }).fill('1');
-    await b.waitForTimeout(3000);
-    const s0 = await onlyPeer(b);
-    await b.waitForTimeout(5000);
-    const s1 = await onlyPeer(b);
-    const d = delta(s0, s1);
-    console.log(`depth 1 with 25 ms jitter: late ${d.late} of ${d.expected} (${((100 * d.late) / d.expected).toFixed(2)} %), underruns ${d.underruns}, trimmed ${s1.trimmed - s0.trimmed}; fill ${JSON.stringify(s1.fill)}`);
-    expect(d.late + d.underruns, 'a 2.7 ms buffer cannot absorb 25 ms of jitter').toBeGreaterThan(0);
-    expect(s1.percent.late).toBeGreaterThan(0);
+  await b.getByRole('checkbox', { name: 'Automatic jitter buffer' }).uncheck();
+  await b.getByRole('slider', { name: /Jitter buffer/ }).fill('1');
+  await b.waitForTimeout(3000);
+  const s0 = await onlyPeer(b);
+  await b.waitForTimeout(5000);
+  const s1 = await onlyPeer(b);
+  const d = delta(s0, s1);
+  console.log(`depth 1 with 25 ms jitter: late ${d.late} of ${d.expected} (${((100 * d.late) / d.expected).toFixed(2)} %), underruns ${d.underruns}, trimmed ${s1.trimmed - s0.trimmed}; fill ${JSON.stringify(s1.fill)}`);
+  expect(d.late + d.underruns, 'a 2.7 ms buffer cannot absorb 25 ms of jitter').toBeGreaterThan(0);
+  expect(s1.percent.late).toBeGreaterThan(0);
 
-    await b.getByRole('checkbox', { name: 'Automatic jitter buffer' }).check();
-    await expect.poll(async () => (await onlyPeer(b)).fill.target, { timeout: 20_000 }).toBeGreaterThanOrEqual(5);
-  } finally {
-    await Promise.all(peers.map((p) => p.close()));
-  }
+  await b.getByRole('checkbox', { name: 'Automatic jitter buffer' }).check();
+  await expect.poll(async () => (await onlyPeer(b)).fill.target, { timeout: 20_000 }).toBeGreaterThanOrEqual(5);
 });
 
 test('peer loopback: a 40 ms delay injected at the sender shows up in the measured round trip', async () => {
-  const peers: PeerBrowser[] = [];
-  try {
-    const { a } = await duo('loop', 'delayMs=40', peers);
-    const peerId = (await onlyPeer(a)).peerId;
-    await a.evaluate((id) => {
-      const app = document.querySelector('tutti-app') as unknown as { session: { engine: { net: { setLoopback(id: string, on: boolean): void } } } };
-      app.session.engine.net.setLoopback(id, true);
-    }, peerId);
-    await expect.poll(async () => (await onlyPeer(a)).loopbackRttMs, { timeout: 15_000 }).not.toBeNull();
-    await a.waitForTimeout(3000);
-    const p = await onlyPeer(a);
-    console.log(`loopback round trip ${p.loopbackRttMs} ms with 40 ms injected one way; channel ping ${p.rttMs} ms`);
-    // Tolerance: the injected 40 ms plus the real path (worker wake-ups, two DataChannel hops,
-    // Chromium's timers) — measured here at 2–8 ms; allow 25 ms on a loaded CI machine.
-    expect(p.loopbackRttMs!).toBeGreaterThanOrEqual(40);
-    expect(p.loopbackRttMs!).toBeLessThan(40 + 25);
-  } finally {
-    await Promise.all(peers.map((p) => p.close()));
-  }
+  const { a } = await duo('loop', 'delayMs=40');
+  const peerId = (await onlyPeer(a)).peerId;
+  await a.evaluate((id) => {
+    const app = document.querySelector('tutti-app') as unknown as { session: { engine: { net: { setLoopback(id: string, on: boolean): void } } } };
+    app.session.engine.net.setLoopback(id, true);
+  }, peerId);
+  await expect.poll(async () => (await onlyPeer(a)).loopbackRttMs, { timeout: 15_000 }).not.toBeNull();
+  await a.waitForTimeout(3000);
+  const p = await onlyPeer(a);
+  console.log(`loopback round trip ${p.loopbackRttMs} ms with 40 ms injected one way; channel ping ${p.rttMs} ms`);
+  // Tolerance: the injected 40 ms plus the real path (worker wake-ups, two DataChannel hops,
+  // Chromium's timers) — measured here at 2–8 ms; allow 25 ms on a loaded CI machine.
+  expect(p.loopbackRttMs!).toBeGreaterThanOrEqual(40);
+  expect(p.loopbackRttMs!).toBeLessThan(40 + 25);
 });
 
 test('a sender whose clock runs 1000 ppm fast: the receiver holds its depth (drift compensation)', async () => {
-  const peers: PeerBrowser[] = [];
-  try {
-    // Uncompensated, +1000 ppm piles up 0.375 quanta per second: 11 quanta in the 30 s below.
-    const { b } = await duo('drift', 'captureRatio=1.001', peers);
-    await b.getByRole('checkbox', { name: 'Automatic jitter buffer' }).uncheck();
-    await b.getByRole('slider', { name: /Jitter buffer/ }).fill('8');
-    await b.waitForTimeout(8_000);
-    const s0 = await onlyPeer(b);
-    const fills: number[] = [];
-    for (let i = 0; i < 30; i++) {
-      await b.waitForTimeout(1000);
-      fills.push((await onlyPeer(b)).fill.avg);
-    }
-    const s1 = await onlyPeer(b);
-    const d = delta(s0, s1);
-    console.log(`+1000 ppm sender, depth 8: fill per second ${fills.join(' ')}; drift estimate ${s1.driftPpm} ppm, rate ${s1.rate}; resyncs ${d.resyncs}, underruns ${d.underruns}, late ${d.late}`);
-    // Medians, not means: a stall of this shared 2-core machine can throw one or two seconds' fill
-    // far off (the buffer then drains back by rate), and that is not what this test is about.
-    const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
-    expect(Math.abs(median(fills) - 8), 'the buffer holds its depth').toBeLessThanOrEqual(1);
-    expect(Math.abs(median(fills.slice(-10)) - median(fills.slice(0, 10))), 'no trend (uncompensated: +11 quanta)').toBeLessThanOrEqual(2);
-    expect(d.resyncs).toBe(0);
-    expect(d.late).toBe(0);
-  } finally {
-    await Promise.all(peers.map((p) => p.close()));
+  // Uncompensated, +1000 ppm piles up 0.375 quanta per second: 11 quanta in the 30 s below.
+  const { b } = await duo('drift', 'captureRatio=1.001');
+  await b.getByRole('checkbox', { name: 'Automatic jitter buffer' }).uncheck();
+  await b.getByRole('slider', { name: /Jitter buffer/ }).fill('8');
+  await b.waitForTimeout(8_000);
+  const s0 = await onlyPeer(b);
+  const fills: number[] = [];
+  for (let i = 0; i < 30; i++) {
+    await b.waitForTimeout(1000);
+    fills.push((await onlyPeer(b)).fill.avg);
   }
+  const s1 = await onlyPeer(b);
+  const d = delta(s0, s1);
+  console.log(`+1000 ppm sender, depth 8: fill per second ${fills.join(' ')}; drift estimate ${s1.driftPpm} ppm, rate ${s1.rate}; resyncs ${d.resyncs}, underruns ${d.underruns}, late ${d.late}`);
+  // Medians, not means: a stall of this shared 2-core machine can throw one or two seconds' fill
+  // far off (the buffer then drains back by rate), and that is not what this test is about.
+  const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
+  expect(Math.abs(median(fills) - 8), 'the buffer holds its depth').toBeLessThanOrEqual(1);
+  expect(Math.abs(median(fills.slice(-10)) - median(fills.slice(0, 10))), 'no trend (uncompensated: +11 quanta)').toBeLessThanOrEqual(2);
+  expect(d.resyncs).toBe(0);
+  expect(d.late).toBe(0);
 });
