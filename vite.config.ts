@@ -1,5 +1,5 @@
 // Vite build and dev server. The dev server sends the same cross-origin-isolation headers as
-// `npm start`, mounts the signaling hub at /signal and answers /config.json, so `npm run dev` is a
+// `npm start`, mounts the signaling hub at /signal and answers /config.json and /rooms, so `npm run dev` is a
 // complete app too. The build also emits the web manifest and the service worker
 // (vite-plugin-pwa, injectManifest: workers/sw/sw.ts with Workbox bundled, no CDN).
 
@@ -22,6 +22,11 @@ function devServer(): Plugin {
       server.middlewares.use('/config.json', (_req, res) => {
         res.setHeader('Content-Type', 'application/json');
         res.end(config);
+      });
+      server.middlewares.use('/rooms', (_req, res) => {
+        res.setHeader('Content-Type', 'application/json');
+        res.setHeader('Cache-Control', 'no-store');
+        res.end(JSON.stringify({ enabled: hub.openRoomsEnabled, rooms: hub.openRooms() }));
       });
     },
   };

@@ -1,5 +1,6 @@
 // The app's HTTP(S) server: serves the built app (dist/) with the cross-origin-isolation headers
-// SharedArrayBuffer needs, a health endpoint, the page's config (/config.json: ICE servers), and
+// SharedArrayBuffer needs, a health endpoint, the page's config (/config.json: ICE servers), the
+// open-rooms list (/rooms), and
 // hands WebSocket upgrades to the signaling hub. With `tls` it is HTTPS and signaling is wss.
 
 import { createReadStream, existsSync, statSync } from 'node:fs';
@@ -72,6 +73,13 @@ function handle(req: IncomingMessage, res: ServerResponse, root: string | null, 
   if (url.pathname === '/healthz') {
     res.setHeader('Content-Type', 'application/json');
     res.end(JSON.stringify({ ok: true, signaling: hub.snapshot() }));
+    return;
+  }
+  if (url.pathname === '/rooms') {
+    // The open-rooms list: rooms a member chose to list, while someone who listed it is connected.
+    res.setHeader('Content-Type', 'application/json');
+    res.setHeader('Cache-Control', 'no-store');
+    res.end(req.method === 'HEAD' ? undefined : JSON.stringify({ enabled: hub.openRoomsEnabled, rooms: hub.openRooms() }));
     return;
   }
   if (url.pathname === '/config.json') {

@@ -5,7 +5,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
-import { CloseCode, type SignalingClientMessage, type SignalingServerMessage } from '../src/shared/signaling-protocol.ts';
+import { CloseCode, MAX_ROOM_TITLE, type OpenRoom, type SignalingClientMessage, type SignalingServerMessage } from '../src/shared/signaling-protocol.ts';
 
 export interface SignalingOptions {
   /** Largest accepted frame in bytes. */
@@ -18,6 +18,12 @@ export interface SignalingOptions {
   pingTimeoutMs: number;
   /** Allowed Origin headers; empty = any. */
   allowedOrigins: string[];
+  /** Keep the open-rooms list (GET /rooms); false = `tutti-announce` is dropped and the list is empty. */
+  openRooms: boolean;
+  /** Rooms one socket may list at once (a further announce is dropped). */
+  maxAnnouncedPerSocket: number;
+  /** Rooms the list holds at most (a further new room is dropped). */
+  maxOpenRooms: number;
 }
 
 export const DEFAULT_SIGNALING_OPTIONS: SignalingOptions = {
@@ -27,6 +33,9 @@ export const DEFAULT_SIGNALING_OPTIONS: SignalingOptions = {
   rateLimit: 200,
   pingTimeoutMs: 30_000,
   allowedOrigins: [],
+  openRooms: true,
+  maxAnnouncedPerSocket: 4,
+  maxOpenRooms: 200,
 };
 
 interface Client {
@@ -35,6 +44,13 @@ interface Client {
   tokens: number;
   lastRefill: number;
   alive: boolean;
+  /** Topics this socket lists (each also in `topics`). */
+  announced: Set<string>;
+}
+
+interface Listing {
+  title: string;
+  locked: boolean;
 }
 
 export interface SignalingCounters {
@@ -43,15 +59,19 @@ export interface SignalingCounters {
   messages: number;
   dropped: number;
   closedForAbuse: number;
+  /** Rooms on the open-rooms list. */
+  openRooms: number;
 }
 
 export class SignalingHub {
   private readonly wss: WebSocketServer;
   private readonly topics = new Map<string, Set<Client>>();
   private readonly clients = new Set<Client>();
+  /** The open-rooms list: per topic, the sockets listing it (the newest one's title is shown). */
+  private readonly listings = new Map<string, Map<Client, Listing>>();
   private readonly opts: SignalingOptions;
   private readonly pingTimer: ReturnType<typeof setInterval>;
-  readonly counters: SignalingCounters = { sockets: 0, topics: 0, messages: 0, dropped: 0, closedForAbuse: 0 };
+  readonly counters: SignalingCounters = { sockets: 0, topics: 0, messages: 0, dropped: 0, closedForAbuse: 0, openRooms: 0 };
 
   constructor(opts: Partial<SignalingOptions> = {}) {
     this.opts = { ...DEFAULT_SIGNALING_OPTIONS, ...opts };
@@ -72,8 +92,26 @@ export class SignalingHub {
     this.wss.handleUpgrade(req, socket, head, (ws) => this.wss.emit('connection', ws, req));
   }
 
+  get openRoomsEnabled(): boolean {
+    return this.opts.openRooms;
+  }
+
   snapshot(): SignalingCounters {
-    return { ...this.counters, sockets: this.clients.size, topics: this.topics.size };
+    return { ...this.counters, sockets: this.clients.size, topics: this.topics.size, openRooms: this.listings.size };
+  }
+
+  /**
+   * The open-rooms list (GET /rooms): rooms that a subscribed member announced, busiest first. A
+   * room leaves it when its last announcing socket unsubscribes, unannounces or goes away.
+   */
+  openRooms(): OpenRoom[] {
+    const out: OpenRoom[] = [];
+    for (const [room, by] of this.listings) {
+      let last: Listing | undefined;
+      for (const l of by.values()) last = l;
+      if (last) out.push({ room, title: last.title, locked: last.locked, connected: this.topics.get(room)?.size ?? 0 });
+    }
+    return out.sort((a, b) => b.connected - a.connected || (a.room < b.room ? -1 : 1));
   }
 
   close(): void {
@@ -83,7 +121,7 @@ export class SignalingHub {
   }
 
   private onConnection(ws: WebSocket): void {
-    const client: Client = { ws, topics: new Set(), tokens: this.opts.rateLimit * 2, lastRefill: Date.now(), alive: true };
+    const client: Client = { ws, topics: new Set(), tokens: this.opts.rateLimit * 2, lastRefill: Date.now(), alive: true, announced: new Set() };
     this.clients.add(client);
     ws.on('pong', () => (client.alive = true));
     ws.on('message', (raw, isBinary) => this.onMessage(client, raw, isBinary));
@@ -145,6 +183,13 @@ export class SignalingHub {
       case 'ping':
         this.send(client, JSON.stringify({ type: 'pong' } satisfies SignalingServerMessage));
         return;
+      case 'tutti-announce':
+        if (!this.announce(client, m)) this.counters.dropped++;
+        return;
+      case 'tutti-unannounce':
+        if (typeof m.topic !== 'string') return void this.counters.dropped++;
+        this.unannounce(client, m.topic);
+        return;
       default:
         m satisfies never;
         this.counters.dropped++;
@@ -172,7 +217,35 @@ export class SignalingHub {
     this.drop(c);
   }
 
+  /** Returns false (the message is dropped) when the announce is malformed or over a limit. */
+  private announce(c: Client, m: { topic?: unknown; title?: unknown; locked?: unknown }): boolean {
+    const { topic, title, locked } = m;
+    if (!this.opts.openRooms || typeof topic !== 'string' || typeof title !== 'string' || typeof locked !== 'boolean') return false;
+    // Only a member can list a room: the socket must be subscribed to its topic.
+    if (!c.topics.has(topic)) return false;
+    if (!c.announced.has(topic) && c.announced.size >= this.opts.maxAnnouncedPerSocket) return false;
+    let by = this.listings.get(topic);
+    if (!by) {
+      if (this.listings.size >= this.opts.maxOpenRooms) return false;
+      this.listings.set(topic, (by = new Map()));
+    }
+    // Control characters out, whitespace collapsed; an empty title shows the room's name.
+    const clean = title.replace(/[\u0000-\u001f\u007f]/g, ' ').replace(/\s+/g, ' ').trim().slice(0, MAX_ROOM_TITLE) || topic.slice(0, MAX_ROOM_TITLE);
+    by.delete(c); // re-insert: the newest announcement's title is the one shown
+    by.set(c, { title: clean, locked });
+    c.announced.add(topic);
+    return true;
+  }
+
+  private unannounce(c: Client, topic: string): void {
+    if (!c.announced.delete(topic)) return;
+    const by = this.listings.get(topic);
+    by?.delete(c);
+    if (by?.size === 0) this.listings.delete(topic);
+  }
+
   private leave(c: Client, topic: string): void {
+    this.unannounce(c, topic);
     c.topics.delete(topic);
     const subs = this.topics.get(topic);
     if (!subs) return;

@@ -7,7 +7,7 @@ import { WebrtcProvider } from 'y-webrtc';
 import { IndexeddbPersistence } from 'y-indexeddb';
 import * as decoding from 'lib0/decoding';
 import * as buffer from 'lib0/buffer';
-import { parseMemberState, type ControlRequest, type MemberState } from '../shared/signaling-protocol.ts';
+import { parseMemberState, type ControlRequest, type MemberState, type SignalingClientMessage } from '../shared/signaling-protocol.ts';
 
 /** Label of y-webrtc's own (Yjs) data channels, distinct from the worker-owned 'tutti-audio'. */
 export const ROOM_CHANNEL_LABEL = 'tutti-room';
@@ -38,8 +38,11 @@ export interface RoomOptions {
 
 /** Minimal structural view of y-webrtc's SignalingConn (lib0 WebsocketClient); untyped upstream. */
 interface SignalingConnLike {
-  on(event: 'message', fn: (m: unknown) => void): void;
-  off(event: 'message', fn: (m: unknown) => void): void;
+  readonly connected: boolean;
+  on(event: 'message' | 'connect', fn: (m: unknown) => void): void;
+  off(event: 'message' | 'connect', fn: (m: unknown) => void): void;
+  /** JSON-encodes and sends on the socket (lib0 WebsocketClient). */
+  send(m: SignalingClientMessage): void;
 }
 
 export class Room {
@@ -65,6 +68,8 @@ export class Room {
   private readonly timer: ReturnType<typeof setInterval>;
   private conns: SignalingConnLike[];
   private offlineState: Record<string, unknown> | null = null;
+  /** The title this room is listed under on the server's open rooms; null = not listed by us. */
+  private listing: string | null = null;
 
   constructor(readonly opts: RoomOptions) {
     // The local copy is keyed by a hash of the password too: a wrong password on a shared device
@@ -79,7 +84,7 @@ export class Room {
       peerOpts: { channelName: ROOM_CHANNEL_LABEL, config: { iceServers: opts.iceServers } },
     });
     this.conns = this.provider.signalingConns as SignalingConnLike[];
-    for (const c of this.conns) c.on('message', this.onSignal);
+    this.listen(this.conns);
     this.provider.awareness.on('change', this.onAwareness);
     this.timer = setInterval(() => this.updateAccess(), 500);
   }
@@ -130,21 +135,21 @@ export class Room {
   /** Leave the network but keep the document (and IndexedDB) open: edits keep accumulating locally. */
   disconnect(): void {
     this.offlineState = this.provider.awareness.getLocalState();
-    for (const c of this.conns) c.off('message', this.onSignal);
+    this.unlisten(this.conns);
     this.provider.disconnect(); // y-webrtc also clears our awareness state
   }
   /** Back online: y-webrtc reconnects, and the document merges with whoever is there. */
   reconnect(): void {
     this.provider.connect();
     this.conns = this.provider.signalingConns.slice(-1) as SignalingConnLike[]; // connect() appends; we use one URL
-    for (const c of this.conns) c.on('message', this.onSignal);
+    this.listen(this.conns);
     if (this.offlineState) this.provider.awareness.setLocalState(this.offlineState);
     this.offlineState = null;
   }
 
   destroy(): void {
     clearInterval(this.timer);
-    for (const c of this.conns) c.off('message', this.onSignal);
+    this.unlisten(this.conns);
     this.provider.awareness.off('change', this.onAwareness);
     // disconnect() first: it unsubscribes and closes the signaling socket at once, so the same
     // room can be joined again right away (destroy() alone releases the room name asynchronously).
@@ -153,6 +158,42 @@ export class Room {
     void this.persistence.destroy();
     this.doc.destroy();
   }
+
+  /**
+   * List this room on the server's open-rooms list under `title` (null: withdraw our listing).
+   * The server keeps it while our socket is subscribed to the room, so it is re-sent on every
+   * reconnect and ends by itself when we leave.
+   */
+  setListing(title: string | null): void {
+    if (title === this.listing) return;
+    const was = this.listing;
+    this.listing = title;
+    if (title !== null || was !== null) for (const c of this.conns) this.sendListing(c);
+  }
+
+  private sendListing(c: SignalingConnLike): void {
+    if (!c.connected) return;
+    const topic = this.opts.name;
+    c.send(this.listing === null ? { type: 'tutti-unannounce', topic } : { type: 'tutti-announce', topic, title: this.listing, locked: this.opts.password !== '' });
+  }
+
+  private listen(conns: SignalingConnLike[]): void {
+    for (const c of conns) {
+      c.on('message', this.onSignal);
+      // Registered after y-webrtc's own 'connect' handler, which subscribes first (same socket, in order).
+      c.on('connect', this.onConnect);
+    }
+  }
+  private unlisten(conns: SignalingConnLike[]): void {
+    for (const c of conns) {
+      c.off('message', this.onSignal);
+      c.off('connect', this.onConnect);
+    }
+  }
+
+  private readonly onConnect = (): void => {
+    if (this.listing !== null) for (const c of this.conns) this.sendListing(c);
+  };
 
   private readonly onAwareness = (): void => {
     this.updateAccess();

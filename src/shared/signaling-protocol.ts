@@ -3,12 +3,47 @@
 // (the roster entry, the audio SDP mailbox, a participant's mixer) and its control requests.
 // Imported by the page (src/room) and the server (server/); no DOM types here.
 
-/** Client → server. */
+/**
+ * Client → server. The first four are y-webrtc's; the `tutti-` ones are Tutti's extension for
+ * the open-rooms list (an unmodified y-webrtc client never sends them, and Tutti's client only
+ * sends them to Tutti's server, which answers every other type it does not know by dropping it).
+ */
 export type SignalingClientMessage =
   | { type: 'subscribe'; topics: string[] }
   | { type: 'unsubscribe'; topics: string[] }
   | { type: 'publish'; topic: string; data?: unknown; [extra: string]: unknown }
-  | { type: 'ping' };
+  | { type: 'ping' }
+  /** List `topic` (which this socket must be subscribed to) on GET /rooms while it stays subscribed. */
+  | { type: 'tutti-announce'; topic: string; title: string; locked: boolean }
+  | { type: 'tutti-unannounce'; topic: string };
+
+/** Longest title the open-rooms list keeps (longer ones are cut). */
+export const MAX_ROOM_TITLE = 60;
+
+/** One entry of GET /rooms: a room that a member chose to list on this server. */
+export interface OpenRoom {
+  room: string;
+  title: string;
+  /** The room has a password (its members said so; the server cannot check). */
+  locked: boolean;
+  /** Sockets subscribed to the room's topic now (members, including any with a wrong password). */
+  connected: number;
+}
+
+/** Parse GET /rooms' body; entries that are not well-formed are left out. */
+export function parseOpenRooms(body: unknown): OpenRoom[] {
+  const rooms = typeof body === 'object' && body !== null ? (body as { rooms?: unknown }).rooms : undefined;
+  if (!Array.isArray(rooms)) return [];
+  const out: OpenRoom[] = [];
+  for (const r of rooms as Record<string, unknown>[]) {
+    if (typeof r !== 'object' || r === null) continue;
+    const { room, title, locked, connected } = r;
+    if (typeof room === 'string' && room.length > 0 && typeof title === 'string' && typeof locked === 'boolean' && typeof connected === 'number' && Number.isInteger(connected) && connected >= 0) {
+      out.push({ room, title: title.slice(0, MAX_ROOM_TITLE), locked, connected });
+    }
+  }
+  return out;
+}
 
 /** Server → client. A publish is relayed to every subscriber of the topic, the sender included. */
 export type SignalingServerMessage =

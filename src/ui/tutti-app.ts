@@ -7,13 +7,14 @@ import { customElement, state } from 'lit/decorators.js';
 import { DEFAULT_DEPTH, DEFAULT_REDUNDANCY, MAX_DEPTH, MAX_REDUNDANCY, MIN_DEPTH, QUANTUM_MS } from '../shared/constants.ts';
 import { payloadKbps as sendKbps } from '../shared/wire.ts';
 import type { PeerStats, StatsMessage } from '../shared/worker-protocol.ts';
-import { ROLES, parseControlRequest, type MemberState, type MixState, type Role } from '../shared/signaling-protocol.ts';
+import { MAX_ROOM_TITLE, ROLES, parseControlRequest, type MemberState, type MixState, type OpenRoom, type Role } from '../shared/signaling-protocol.ts';
 import { AudioEngine } from '../engine/audio-engine.ts';
 import { TuttiError } from '../engine/errors.ts';
 import { testOptionsFromUrl } from '../engine/test-options.ts';
 import { AudioMesh, type RemoteMember } from '../room/audio-mesh.ts';
 import { effectiveIceServers } from '../room/ice-servers.ts';
 import { Room, type Access } from '../room/room.ts';
+import { LISTING_KEY, fetchOpenRooms } from '../room/open-rooms.ts';
 import { forgetRoom, newRoomName, parseRoomLink, recentRooms, rememberRoom, type RecentRoom } from '../room/directory.ts';
 import { appStyles } from './tutti-app-styles.ts';
 import type { PeerMixDetail } from './tutti-peer-strip.ts';
@@ -33,6 +34,10 @@ interface Session {
   engine?: AudioEngine;
   mesh?: AudioMesh;
 }
+
+/** How often the join view refreshes the open-rooms list. (Above the class: the element can be
+ * upgraded, and connectedCallback run, as soon as the class is defined.) */
+const OPEN_ROOMS_REFRESH_MS = 10_000;
 
 const params = new URLSearchParams(location.search);
 const link = parseRoomLink(location.hash);
@@ -74,6 +79,12 @@ export class TuttiApp extends LitElement {
   @state() private roomDepth: number | undefined;
   @state() private recent: RecentRoom[] = recentRooms();
   @state() private pairing = false;
+  /** The server's open-rooms list (join view), and whether the server keeps one. */
+  @state() private openRooms: OpenRoom[] = [];
+  @state() private openRoomsEnabled = false;
+  /** The title this room is listed under on the server (room setting), or undefined. */
+  @state() private listingTitle: string | undefined;
+  private openRoomsTimer: ReturnType<typeof setInterval> | undefined;
   /** A hint shown on the join form for a shortcut's action (e.g. "enter your name first"). */
   @state() private hint = '';
   /** Latest stats from the network worker (2 Hz); exposed for tests and the UI. */
@@ -87,12 +98,25 @@ export class TuttiApp extends LitElement {
     addEventListener('keydown', this.onKey);
     addEventListener('pagehide', this.onPageHide);
     addEventListener('hashchange', this.onHash);
+    void this.refreshOpenRooms();
+    this.openRoomsTimer = setInterval(() => void this.refreshOpenRooms(), OPEN_ROOMS_REFRESH_MS);
   }
   override disconnectedCallback(): void {
     super.disconnectedCallback();
     removeEventListener('keydown', this.onKey);
     removeEventListener('pagehide', this.onPageHide);
     removeEventListener('hashchange', this.onHash);
+    clearInterval(this.openRoomsTimer);
+  }
+
+  /** The join view's open-rooms list; not fetched while in a room. */
+  private async refreshOpenRooms(): Promise<void> {
+    if (this.phase !== 'join') return;
+    const list = await fetchOpenRooms();
+    this.openRoomsEnabled = list.enabled;
+    this.openRooms = list.rooms;
+    // A server that keeps no list (turned off, or a static host) will not start keeping one.
+    if (list.answered && !list.enabled) clearInterval(this.openRoomsTimer);
   }
 
   override firstUpdated(): void {
@@ -113,6 +137,14 @@ export class TuttiApp extends LitElement {
       this.hint = this.room ? '' : 'Paste the room name from your teacher\'s link, then press Join.';
       field(this.room ? 'password' : 'room')?.focus();
     }
+  }
+
+  /** A room picked from a list: fill it in and go to what is still missing (password, name, Join). */
+  private pickRoom(room: string, locked: boolean): void {
+    this.room = room;
+    this.password = '';
+    const q = (sel: string) => this.renderRoot.querySelector<HTMLElement>(sel);
+    (locked ? q('input[name=password]') : !this.name.trim() ? q('input[name=name]') : q('button[type=submit]'))?.focus();
   }
 
   /** A room link opened while the app is already loaded (only the fragment changed). */
@@ -197,11 +229,20 @@ export class TuttiApp extends LitElement {
           engine?.net.setRedundancy(r);
         }
       };
+      // Listing on the server's open rooms is a room setting too: every member who can read the
+      // room announces it, so it stays listed while any of them is there.
+      const applyRoomListing = (): void => {
+        const t = room.settings.get(LISTING_KEY);
+        this.listingTitle = typeof t === 'string' ? t.slice(0, MAX_ROOM_TITLE) : undefined;
+        room.setListing(this.listingTitle ?? null);
+      };
       room.settings.observe(applyRoomDepth);
       room.settings.observe(applyRoomRedundancy);
+      room.settings.observe(applyRoomListing);
       void room.loaded.then(() => {
         applyRoomDepth();
         applyRoomRedundancy();
+        applyRoomListing();
       });
       const session: Session = { room };
       if (engine) {
@@ -236,6 +277,7 @@ export class TuttiApp extends LitElement {
     this.remoteOf = undefined;
     this.password = ''; // never carried over to the next room
     this.roster = new Map();
+    this.listingTitle = undefined;
     if (!s) return;
     s.mesh?.leave();
     if (s.engine) {
@@ -244,6 +286,7 @@ export class TuttiApp extends LitElement {
     }
     s.room.destroy();
     await s.engine?.stop();
+    void this.refreshOpenRooms();
   }
 
   /** A paired remote asked to change our mixer (Y.Map `control`, key `<our id>:<what>`). */
@@ -361,12 +404,24 @@ export class TuttiApp extends LitElement {
       </form>
       <tutti-settings></tutti-settings>
       <tutti-setup-check .channels=${this.channels} .signalUrl=${params.get('signal') ?? signalingUrl()}></tutti-setup-check>
+      ${this.openRooms.length && !remote
+        ? html`<section aria-labelledby="open-h" class="recent">
+            <h2 id="open-h">Open rooms on this server</h2>
+            <ul data-testid="open-rooms">
+              ${this.openRooms.map((r) => html`<li>
+                <button class="link" @click=${() => this.pickRoom(r.room, r.locked)}
+                  aria-label=${`Use open room ${r.title}${r.locked ? ' (password needed)' : ''}`}>${r.title}${r.locked ? ' 🔒' : ''}</button>
+                <span class="muted-note">${r.connected} connected${r.title !== r.room ? html` · ${r.room}` : nothing}</span>
+              </li>`)}
+            </ul>
+          </section>`
+        : nothing}
       ${this.recent.length && !remote
         ? html`<section aria-labelledby="recent-h" class="recent">
             <h2 id="recent-h">Recent rooms on this device</h2>
             <ul data-testid="recent-rooms">
               ${this.recent.map((r) => html`<li>
-                <button class="link" @click=${() => { this.room = r.room; this.password = ''; this.renderRoot.querySelector<HTMLInputElement>(r.locked ? 'input[name=password]' : 'input[name=name]')?.focus(); }}
+                <button class="link" @click=${() => this.pickRoom(r.room, r.locked)}
                   aria-label=${`Use room ${r.room}`}>${r.room}${r.locked ? ' 🔒' : ''}</button>
                 <span class="muted-note">${new Date(r.lastJoined).toLocaleString()}</span>
                 <button aria-label=${`Forget room ${r.room}`} @click=${() => { forgetRoom(r.room); this.recent = recentRooms(); }}>✕</button>
@@ -490,6 +545,17 @@ export class TuttiApp extends LitElement {
                 <input type="number" name="room-depth" min=${MIN_DEPTH} max=${MAX_DEPTH} .value=${String(this.roomDepth ?? this.depth)}
                   @change=${(e: Event) => s.room.settings.set('depth', Math.min(MAX_DEPTH, Math.max(MIN_DEPTH, Math.round(Number((e.target as HTMLInputElement).value)) || DEFAULT_DEPTH)))} />
               </label>
+              ${this.openRoomsEnabled || this.listingTitle !== undefined
+                ? html`<label class="check"><input type="checkbox" name="listed" .checked=${this.listingTitle !== undefined}
+                      @change=${(e: Event) => ((e.target as HTMLInputElement).checked ? s.room.settings.set(LISTING_KEY, `${this.name.trim()}'s room`.slice(0, MAX_ROOM_TITLE)) : s.room.settings.delete(LISTING_KEY))} />
+                      List this room on this server's open rooms (anyone who opens Tutti here sees it${this.password ? '; the password is still needed' : ''})</label>
+                    ${this.listingTitle !== undefined
+                      ? html`<label>Listed as
+                          <input type="text" name="listing-title" maxlength=${MAX_ROOM_TITLE} .value=${this.listingTitle}
+                            @change=${(e: Event) => s.room.settings.set(LISTING_KEY, (e.target as HTMLInputElement).value.trim().slice(0, MAX_ROOM_TITLE) || this.room)} />
+                        </label>`
+                      : nothing}`
+                : nothing}
               <button aria-expanded=${String(this.pairing)} @click=${() => (this.pairing = !this.pairing)}>Pair a phone as remote control</button>
               ${this.pairing
                 ? html`<p class="muted-note">Scan with the phone: it joins this room as a remote for you (no audio). The code holds the room password after #.</p>

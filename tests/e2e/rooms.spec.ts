@@ -222,3 +222,55 @@ test('create a lesson room: unguessable name, share link and QR code, join by li
   await s.getByRole('button', { name: 'Forget room second-room' }).click();
   await expect(recent.getByRole('button', { name: /^Use room/ })).toHaveText([`${name} 🔒`]);
 });
+
+test('open rooms: a member lists the room; others see it on the join view and join from it; it stays while any member is there', async () => {
+  const teacher = await launch({ wav: wav.a });
+  const student = await launch({ wav: wav.b });
+  const t = teacher.page;
+  const s = student.page;
+  const room = `open-${Date.now().toString(36)}`;
+  const listed = async () => ((await (await fetch(`${suite.server.url}/rooms`)).json()) as { rooms: { room: string; title: string; locked: boolean; connected: number }[] }).rooms.filter((r) => r.room === room);
+
+  await joinRoom(t, suite.server.url, room, 'Tina', { password: 'bow' });
+  expect(await listed(), 'not listed until a member asks').toEqual([]);
+  await t.getByText('Share and settings').click();
+  await t.getByRole('checkbox', { name: /List this room on this server's open rooms/ }).check();
+  const title = t.getByRole('textbox', { name: 'Listed as' });
+  await expect(title).toHaveValue("Tina's room");
+  await title.fill('Cello studio');
+  await title.press('Enter');
+  await title.blur();
+  await expect.poll(listed, { timeout: 10_000 }).toEqual([{ room, title: 'Cello studio', locked: true, connected: 1 }]);
+
+  // The student opens Tutti, sees the room, picks it: the password is what is still needed.
+  let listFetches = 0;
+  s.on('request', (r) => void (new URL(r.url()).pathname === '/rooms' && listFetches++));
+  await s.goto(`${suite.server.url}/?test=tap`);
+  const pick = s.getByRole('button', { name: 'Use open room Cello studio (password needed)' });
+  await expect(s.getByTestId('open-rooms')).toContainText('1 connected');
+  // The list is fetched on load and then every 10 s, not in a loop.
+  await s.waitForTimeout(2000);
+  expect(listFetches).toBeLessThanOrEqual(2);
+  await pick.click();
+  await expect(s.getByRole('textbox', { name: 'Room' })).toHaveValue(room);
+  await expect(s.getByLabel('Password (optional)')).toBeFocused();
+  await s.getByLabel('Password (optional)').fill('bow');
+  await s.getByRole('textbox', { name: 'Your name' }).fill('Sam');
+  await s.getByRole('button', { name: 'Join' }).click();
+  await expect(s.getByTestId('roster')).toContainText('Tina', { timeout: 20_000 });
+  // The student's client read the setting and announces too; the count is the server's.
+  await expect.poll(listed, { timeout: 10_000 }).toEqual([{ room, title: 'Cello studio', locked: true, connected: 2 }]);
+
+  // The teacher leaves: the room stays listed through the student.
+  await t.getByRole('button', { name: 'Leave' }).click();
+  await expect.poll(listed, { timeout: 10_000 }).toEqual([{ room, title: 'Cello studio', locked: true, connected: 1 }]);
+  // The student unlists it (a room setting, for everyone): gone.
+  await s.getByText('Share and settings').click();
+  await s.getByRole('checkbox', { name: /List this room on this server's open rooms/ }).uncheck();
+  await expect.poll(listed, { timeout: 10_000 }).toEqual([]);
+  // Listed again, then the last member leaves: gone with the socket's subscription.
+  await s.getByRole('checkbox', { name: /List this room on this server's open rooms/ }).check();
+  await expect.poll(listed, { timeout: 10_000 }).toHaveLength(1);
+  await s.getByRole('button', { name: 'Leave' }).click();
+  await expect.poll(listed, { timeout: 10_000 }).toEqual([]);
+});

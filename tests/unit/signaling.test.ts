@@ -14,7 +14,7 @@ import type { ClientOptions } from 'ws';
 import { createAppServer } from '../../server/http.ts';
 import type { AppServer } from '../../server/http.ts';
 import type { SignalingCounters } from '../../server/signaling.ts';
-import { CloseCode } from '../../src/shared/signaling-protocol.ts';
+import { CloseCode, MAX_ROOM_TITLE, parseOpenRooms, type OpenRoom } from '../../src/shared/signaling-protocol.ts';
 
 const GOOD_ORIGIN = 'http://good.example';
 const EVIL_ORIGIN = 'http://evil.example';
@@ -25,6 +25,7 @@ const LIMITS = {
   rateLimit: 50, // burst = 100
   pingTimeoutMs: 400, // sweep every 200 ms
   allowedOrigins: [GOOD_ORIGIN],
+  maxAnnouncedPerSocket: 2,
 };
 
 type Msg = Record<string, unknown>;
@@ -145,8 +146,8 @@ class Peer {
   }
 }
 
-function connect(options: ClientOptions = {}): Promise<Peer> {
-  const ws = new WebSocket(url, { origin: GOOD_ORIGIN, ...options });
+function connect(options: ClientOptions = {}, to = url): Promise<Peer> {
+  const ws = new WebSocket(to, { origin: GOOD_ORIGIN, ...options });
   const peer = new Peer(ws);
   return new Promise((resolve, reject) => {
     ws.once('open', () => resolve(peer));
@@ -462,6 +463,124 @@ describe('signaling hub', () => {
       assert.equal(info.code, CloseCode.RATE_LIMITED);
       await waitFor(() => snap().sockets === before.sockets - 1, 'server to drop x');
       assert.equal(snap().closedForAbuse - before.closedForAbuse, 1);
+    });
+  });
+
+  describe('open-rooms list (tutti-announce, GET /rooms)', () => {
+    async function list(base = httpBase): Promise<{ enabled: boolean; rooms: OpenRoom[] }> {
+      const res = await fetch(`${base}/rooms`);
+      assert.equal(res.status, 200);
+      assert.equal(res.headers.get('cache-control'), 'no-store');
+      const body = (await res.json()) as { enabled: boolean };
+      return { enabled: body.enabled, rooms: parseOpenRooms(body) };
+    }
+    const entry = async (room: string, base = httpBase) => (await list(base)).rooms.find((r) => r.room === room);
+
+    test('a member lists its room; it stays while someone who listed it is subscribed', async () => {
+      const room = freshTopic('open');
+      const a = await connect();
+      const b = await connect();
+      await a.subscribe(room);
+      a.send({ type: 'tutti-announce', topic: room, title: 'Friday jam', locked: false });
+      assert.deepEqual(await a.sync(), []);
+      assert.deepEqual(await entry(room), { room, title: 'Friday jam', locked: false, connected: 1 });
+      assert.equal(snap().openRooms, (await list()).rooms.length);
+
+      // A second member: counted, and its announcement's title (the newest) is shown.
+      await b.subscribe(room);
+      b.send({ type: 'tutti-announce', topic: room, title: 'Friday jam (locked now)', locked: true });
+      await b.sync();
+      assert.deepEqual(await entry(room), { room, title: 'Friday jam (locked now)', locked: true, connected: 2 });
+
+      // b withdraws: a's listing remains. a leaves the topic: gone.
+      b.send({ type: 'tutti-unannounce', topic: room });
+      await b.sync();
+      assert.deepEqual(await entry(room), { room, title: 'Friday jam', locked: false, connected: 2 });
+      a.send({ type: 'unsubscribe', topics: [room] });
+      await a.sync();
+      assert.equal(await entry(room), undefined);
+
+      // Listed again by b, then b's socket goes away: gone, nothing left behind.
+      b.send({ type: 'tutti-announce', topic: room, title: 'again', locked: false });
+      await b.sync();
+      assert.equal((await entry(room))?.title, 'again');
+      await b.close();
+      await waitFor(() => app.hub.openRooms().every((r) => r.room !== room), 'the listing to go with the socket');
+      await a.close();
+    });
+
+    test('bad announcements are dropped and counted; the socket stays usable', async () => {
+      const by = await bystander();
+      const x = await connect();
+      const mine = freshTopic('mine');
+      const other = freshTopic('other');
+      await x.subscribe(mine);
+      const before = snap();
+      x.send({ type: 'tutti-announce', topic: other, title: 'not a member', locked: false });
+      x.send({ type: 'tutti-announce', topic: mine, title: 42, locked: false });
+      x.send({ type: 'tutti-announce', topic: mine, title: 'no lock flag' });
+      x.send({ type: 'tutti-announce', title: 'no topic', locked: false });
+      x.send({ type: 'tutti-unannounce', topic: 7 });
+      assert.deepEqual(await x.sync(), []);
+      assert.equal(snap().dropped - before.dropped, 5);
+      assert.equal(await entry(other), undefined);
+      assert.equal(await entry(mine), undefined);
+
+      // Titles are cleaned: control characters out, whitespace collapsed, cut to MAX_ROOM_TITLE;
+      // an empty one shows the room's name.
+      x.send({ type: 'tutti-announce', topic: mine, title: `  Scales\n\u0007and   arpeggios ${'x'.repeat(100)}`, locked: false });
+      await x.sync();
+      const e = await entry(mine);
+      assert.equal(e?.title.length, MAX_ROOM_TITLE);
+      assert.ok(e?.title.startsWith('Scales and arpeggios xxx'), e?.title);
+      x.send({ type: 'tutti-announce', topic: mine, title: ' \t ', locked: false });
+      await x.sync();
+      assert.equal((await entry(mine))?.title, mine);
+
+      // One socket lists at most maxAnnouncedPerSocket rooms.
+      const t2 = freshTopic('two');
+      const t3 = freshTopic('three');
+      await x.subscribe(t2, t3);
+      const mid = snap();
+      for (const t of [t2, t3]) x.send({ type: 'tutti-announce', topic: t, title: t, locked: false });
+      await x.sync();
+      assert.equal(snap().dropped - mid.dropped, 1);
+      assert.ok(await entry(t2));
+      assert.equal(await entry(t3), undefined);
+      await by.check();
+      await Promise.all([x.close(), by.peer.close()]);
+    });
+
+    test('a server with the list turned off, and one with a full list, drop announcements', async () => {
+      for (const opts of [{ openRooms: false }, { maxOpenRooms: 1 }]) {
+        const other = createAppServer({ root: null, signaling: { ...LIMITS, ...opts } });
+        await new Promise<void>((resolve) => other.server.listen(0, '127.0.0.1', resolve));
+        const { port } = other.server.address() as AddressInfo;
+        const base = `http://127.0.0.1:${port}`;
+        try {
+          const a = await connect({}, `ws://127.0.0.1:${port}/`);
+          await a.subscribe('one', 'two');
+          a.send({ type: 'tutti-announce', topic: 'one', title: 'One', locked: false });
+          a.send({ type: 'tutti-announce', topic: 'two', title: 'Two', locked: false });
+          await a.sync();
+          const got = await list(base);
+          if (opts.openRooms === false) assert.deepEqual(got, { enabled: false, rooms: [] });
+          else assert.deepEqual(got, { enabled: true, rooms: [{ room: 'one', title: 'One', locked: false, connected: 1 }] });
+          assert.equal(other.hub.snapshot().dropped, opts.openRooms === false ? 2 : 1);
+          await a.close();
+        } finally {
+          await other.close();
+        }
+      }
+    });
+
+    test('parseOpenRooms keeps only well-formed entries', () => {
+      assert.deepEqual(parseOpenRooms(null), []);
+      assert.deepEqual(parseOpenRooms({ rooms: 'x' }), []);
+      assert.deepEqual(
+        parseOpenRooms({ rooms: [{ room: 'a', title: 'A', locked: true, connected: 2 }, { room: '', title: 'B', locked: false, connected: 1 }, { room: 'c', title: 'C', locked: 'no', connected: 1 }, { room: 'd', title: 'D', locked: false, connected: -1 }, null, 5] }),
+        [{ room: 'a', title: 'A', locked: true, connected: 2 }],
+      );
     });
   });
 });

@@ -31,7 +31,7 @@ addPlugins([isolate]);
 precacheAndRoute(manifest);
 
 // Navigations (/, /?room=…, client-side routes) get the precached shell; server endpoints do not.
-registerRoute(new NavigationRoute(createHandlerBoundToURL('index.html'), { denylist: [/^\/healthz/, /^\/config\.json/, /^\/signal/] }));
+registerRoute(new NavigationRoute(createHandlerBoundToURL('index.html'), { denylist: [/^\/healthz/, /^\/config\.json/, /^\/rooms(\?|$)/, /^\/signal/] }));
 
 // Server-provided settings (ICE servers): fresh when online, last known copy offline.
 registerRoute(
