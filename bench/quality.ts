@@ -12,6 +12,7 @@ import { HEADER, MAX_PACKET_BYTES, RedundancyHistory, Reject, decodeHeader, enco
 import { DepthController } from '../workers/depth-controller.ts';
 import { JitterWriter } from '../workers/jitter-writer.ts';
 import { Mixer } from '../worklets/mixer.ts';
+import { Concealer, Fit, PLC_WINDOW } from '../worklets/plc.ts';
 import { HALF, SincTable } from '../worklets/resampler.ts';
 
 /** mulberry32, the unit tests' generator: deterministic figures for a given seed. */
@@ -261,6 +262,45 @@ export function plcBench(seconds: number): PlcFigure[] {
   });
 }
 
+/**
+ * What concealment costs on this machine (Node, the same JIT as the AudioWorklet): one stereo
+ * quantum concealed at a gap's start with a FULL and a LIGHT fit, and the worst render quantum of
+ * a 31-peer room in which every peer loses the same quantum (1 full fit, 6 light, 24 silent: the
+ * mixer's budget, worklets/mixer.ts). Medians of many runs, µs.
+ */
+export function plcCostBench(): { what: string; us: number }[] {
+  const signal = musicSignal(1, 3);
+  const at = PLC_WINDOW + 64;
+  const buf = new Float32Array((at + QUANTUM_FRAMES) * 2);
+  const c = new Concealer();
+  const once = (fit: Fit): number => {
+    buf.set(signal.subarray(0, at * 2));
+    c.reset();
+    const t0 = performance.now();
+    c.conceal(buf, at, QUANTUM_FRAMES, at, fit);
+    return performance.now() - t0;
+  };
+  const median = (f: () => number, n: number): number => {
+    const xs: number[] = [];
+    for (let i = 0; i < n; i++) xs.push(f());
+    return xs.sort((a, b) => a - b)[Math.floor(n / 2)]!;
+  };
+  for (let i = 0; i < 300; i++) once(i % 2 ? Fit.FULL : Fit.LIGHT); // warm up the JIT
+  const full = median(() => once(Fit.FULL), 400);
+  const light = median(() => once(Fit.LIGHT), 400);
+  const room = median(() => {
+    let t = 0;
+    for (let p = 0; p < 31; p++) t += once(p < 1 ? Fit.FULL : p < 7 ? Fit.LIGHT : Fit.NONE);
+    return t;
+  }, 60);
+  return [
+    { what: 'one gap, full fit (order 48, 1024 frames), stereo', us: round(full * 1000, 0) },
+    { what: 'one gap, light fit (order 16, 256 frames), stereo', us: round(light * 1000, 0) },
+    { what: '31 peers lose the same quantum (1 full, 6 light, 24 silent)', us: round(room * 1000, 0) },
+    { what: 'render quantum budget', us: round((QUANTUM_FRAMES / SAMPLE_RATE) * 1e6, 0) },
+  ];
+}
+
 // ---------------------------------------------------------------------------------------------
 // Clock drift: JitterWriter + Mixer + DepthController over a long simulated run
 // ---------------------------------------------------------------------------------------------
@@ -479,6 +519,7 @@ function round(x: number, digits: number): number {
 
 export async function runQualityBench(opts: { short: boolean }): Promise<Record<string, unknown>> {
   const plc = plcBench(opts.short ? 20 : 60);
+  const plcCost = plcCostBench();
   const thd: { freqHz: number; ratio: number; thdNDb: number }[] = [];
   for (const ratio of [1.0002, 1.005]) for (const freqHz of [100, 1000, 10000]) thd.push({ freqHz, ratio, thdNDb: round(resamplerThdN(freqHz, ratio), 1) });
   const driftSeconds = opts.short ? 600 : 3600;
@@ -487,13 +528,15 @@ export async function runQualityBench(opts: { short: boolean }): Promise<Record<
     for (const ppm of [200, -200, 1000, -1000]) drift.push({ ...simulateDrift({ ppm, seconds: driftSeconds, adaptive }), adaptive } as DriftResult & { adaptive: boolean });
   }
   const residual = residualBench(opts.short ? 200_000 : 2_000_000);
-  return { plc, resamplerThdN: thd, drift, residualLoss: residual };
+  return { plc, plcCost, resamplerThdN: thd, drift, residualLoss: residual };
 }
 
 /** Print the quality figures as tables (shared by this CLI and bench/run.ts). */
 export function printQuality(r: Record<string, unknown>, short: boolean): void {
   console.log('\nPacket-loss concealment: SNR of the output vs the lossless output (music-like signal)');
   console.table(r['plc']);
+  console.log('Concealment CPU per render quantum (Node, median, µs)');
+  console.table(r['plcCost']);
   console.log('Resampler THD+N (Kaiser-windowed sinc, 16 taps, 512 phases)');
   console.table(r['resamplerThdN']);
   console.log(`Clock drift over ${short ? 10 : 60} simulated minutes (depth ${DEFAULT_DEPTH}, delay 1 + U[0, 0.5) quanta, control at 10 Hz)`);

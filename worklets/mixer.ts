@@ -8,15 +8,21 @@
 import { JITTER_SLOTS, MAX_PEERS, MAX_RATE_DEVIATION, METER_DECAY_PER_QUANTUM as METER_DECAY, QUANTUM_FRAMES } from '../src/shared/constants.ts';
 import { FILL_RING, FILL_WINDOW, PEER_F32, PEER_I32, PLAY_F32, PLAY_I32, PeerState, PlaybackViews, slotOf } from '../src/shared/memory-layout.ts';
 import { seqDiff } from '../src/shared/seq.ts';
-import { Concealer, PLC_FADE_QUANTA, PLC_WINDOW } from './plc.ts';
+import { Concealer, Fit, PLC_FADE_QUANTA, PLC_WINDOW } from './plc.ts';
 import { HALF, SincTable } from './resampler.ts';
 
 /** Per-peer playout FIFO, in frames: history for concealment and the resampler, plus what is being played. */
 const FIFO_FRAMES = 2048;
 /** History kept before the read position when the FIFO is compacted. */
 const KEEP = PLC_WINDOW + HALF;
-/** Burg fits allowed per render quantum across all peers: bounds the worst case (everyone loses at once). */
-const MAX_FITS_PER_QUANTUM = 4;
+/**
+ * Concealment fits allowed per render quantum across all peers (a fit runs when a peer's gap
+ * starts): FULL fits (about 0.5 ms each, stereo, on this machine), then LIGHT ones (about
+ * 55 µs); gaps beyond both start silent. Bounds the worst case, everyone losing the same
+ * quantum, to about 0.9 ms of the 2.67 ms quantum (`npm run bench`, concealment CPU table).
+ */
+const MAX_FULL_FITS_PER_QUANTUM = 1;
+const MAX_LIGHT_FITS_PER_QUANTUM = 6;
 /**
  * Excess over the target depth (quanta) beyond which the buffer is trimmed at once rather than
  * drained by the rate (which takes ~0.5 s per quantum): on resuming after an underrun, or when the
@@ -56,7 +62,8 @@ export class Mixer {
   private readonly fifo: Float32Array[] = [];
   private readonly plc: Concealer[] = [];
   private readonly sinc = new SincTable();
-  private fitsLeft = 0;
+  private fullFitsLeft = 0;
+  private lightFitsLeft = 0;
   private masterPeak = 0;
   private clipped = 0;
   private quanta = 0;
@@ -80,7 +87,8 @@ export class Mixer {
     const f32 = v.f32;
     outL.fill(0);
     if (outR !== outL) outR.fill(0);
-    this.fitsLeft = MAX_FITS_PER_QUANTUM;
+    this.fullFitsLeft = MAX_FULL_FITS_PER_QUANTUM;
+    this.lightFitsLeft = MAX_LIGHT_FITS_PER_QUANTUM;
     for (let p = 0; p < MAX_PEERS; p++) {
       const stateIdx = v.peerI32(p, PEER_I32.STATE);
       const state = Atomics.load(i32, stateIdx);
@@ -218,8 +226,8 @@ export class Mixer {
       return;
     }
     const ahead = seqDiff(Atomics.load(i32, v.peerI32(p, PEER_I32.NEWEST)) >>> 0, cur);
-    const fit = plc.run === 0 && this.fitsLeft > 0;
-    if (fit) this.fitsLeft--;
+    let fit: Fit = Fit.CONTINUE;
+    if (plc.run === 0) fit = this.fullFitsLeft-- > 0 ? Fit.FULL : this.lightFitsLeft-- > 0 ? Fit.LIGHT : Fit.NONE;
     plc.conceal(fifo, at, QUANTUM_FRAMES, at, fit);
     if (plc.run <= PLC_FADE_QUANTA) Atomics.add(i32, v.peerI32(p, PEER_I32.CONCEALED), 1);
     if (ahead > 0) {

@@ -10,7 +10,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MAX_DEPTH, QUANTUM_FRAMES, SAMPLE_RATE } from '../../src/shared/constants.ts';
 import { DepthController } from '../../workers/depth-controller.ts';
-import { Concealer, PLC_FADE_QUANTA, PLC_ORDER, PLC_WINDOW, PLC_XFADE } from '../../worklets/plc.ts';
+import { Concealer, Fit, PLC_FADE_QUANTA, PLC_ORDER, PLC_WINDOW, PLC_XFADE } from '../../worklets/plc.ts';
 import { HALF, SincTable } from '../../worklets/resampler.ts';
 import { type DriftResult, resamplerThdN, simulateDrift } from '../../bench/quality.ts';
 import { mulberry32 } from './prng.ts';
@@ -62,14 +62,13 @@ describe('Concealer (Burg LPC packet-loss concealment)', () => {
     ['1 kHz sine, right channel phase-shifted', (i) => 0.4 * Math.sin((2 * Math.PI * 1000 * i) / fs)],
   ];
   /** History [0, at) of `gen` (PCM16-quantised, stereo), then one concealed quantum at `at`. */
-  function concealOnce(gen: (i: number) => number, at = 1024): { buf: Float32Array; err: number; zeroErr: number; c: Concealer } {
+  function concealOnce(gen: (i: number) => number, at = 1024, fit: Fit = Fit.FULL, c = new Concealer()): { buf: Float32Array; err: number; zeroErr: number; c: Concealer } {
     const buf = new Float32Array((at + 2 * QUANTUM_FRAMES) * 2);
     for (let i = 0; i < at; i++) {
       buf[2 * i] = Math.round(gen(i) * 32768) / 32768;
       buf[2 * i + 1] = Math.round(gen(i + 7) * 32768) / 32768;
     }
-    const c = new Concealer();
-    c.conceal(buf, at, QUANTUM_FRAMES, at, true);
+    c.conceal(buf, at, QUANTUM_FRAMES, at, fit);
     let err = 0;
     let zeroErr = 0;
     for (let i = 0; i < QUANTUM_FRAMES; i++) {
@@ -95,6 +94,26 @@ describe('Concealer (Burg LPC packet-loss concealment)', () => {
     assert.ok(10 * Math.log10(sine.err / sine.zeroErr) < -20, 'a pure sine is predicted to better than −20 dB');
   });
 
+  test('a light fit (gaps beyond the per-quantum budget) still conceals far better than zero fill', () => {
+    for (const [name, gen] of tones) {
+      const { err, zeroErr } = concealOnce(gen, 1024, Fit.LIGHT);
+      const db = 10 * Math.log10(err / zeroErr);
+      assert.ok(db < -12, `${name}: light fit ${db.toFixed(1)} dB vs zero fill`);
+    }
+  });
+
+  test('a new gap never continues the previous gap\'s prediction, whatever fit it is given', () => {
+    // First gap on a 440 Hz sine, recovered; the second gap, on a 1 kHz sine, starts with CONTINUE
+    // (as if the fit budget were spent and misused): it must be fitted on the new history.
+    for (const second of [Fit.LIGHT, Fit.CONTINUE]) {
+      const c = new Concealer();
+      const first = concealOnce(tones[0]![1], 1024, Fit.FULL, c);
+      c.recover(first.buf, 1024 + QUANTUM_FRAMES);
+      const { err, zeroErr } = concealOnce(tones[2]![1], 1024, second, c);
+      assert.ok(10 * Math.log10(err / zeroErr) < -12, `second gap (${second === Fit.LIGHT ? 'LIGHT' : 'CONTINUE'}): ${(10 * Math.log10(err / zeroErr)).toFixed(1)} dB`);
+    }
+  });
+
   test('a gap fades to silence after PLC_FADE_QUANTA quanta and stays silent', () => {
     const at = 1024;
     const gen = tones[1]![1];
@@ -104,7 +123,7 @@ describe('Concealer (Burg LPC packet-loss concealment)', () => {
     for (let i = 0; i < 2 * at; i++) histPeak = Math.max(histPeak, Math.abs(buf[i]!));
     const c = new Concealer();
     for (let q = 0; q < PLC_FADE_QUANTA + 3; q++) {
-      c.conceal(buf, at + q * QUANTUM_FRAMES, QUANTUM_FRAMES, at + q * QUANTUM_FRAMES, q === 0);
+      c.conceal(buf, at + q * QUANTUM_FRAMES, QUANTUM_FRAMES, at + q * QUANTUM_FRAMES, q === 0 ? Fit.FULL : Fit.CONTINUE);
       let peak = 0;
       for (let i = 0; i < 2 * QUANTUM_FRAMES; i++) peak = Math.max(peak, Math.abs(buf[2 * (at + q * QUANTUM_FRAMES) + i]!));
       // Quantum q starts at gain 1 − q / PLC_FADE_QUANTA and the prediction must not blow up.
@@ -119,11 +138,11 @@ describe('Concealer (Burg LPC packet-loss concealment)', () => {
     const c = new Concealer();
     const buf = new Float32Array(2 * 600).fill(0);
     buf.fill(0.3, 0, 2 * (PLC_ORDER * 4 - 1)); // fewer than 4 × order frames of history
-    c.conceal(buf, PLC_ORDER * 4 - 1, QUANTUM_FRAMES, PLC_ORDER * 4 - 1, true);
+    c.conceal(buf, PLC_ORDER * 4 - 1, QUANTUM_FRAMES, PLC_ORDER * 4 - 1, Fit.FULL);
     assert.ok(buf.subarray(2 * (PLC_ORDER * 4 - 1), 2 * (PLC_ORDER * 4 - 1 + QUANTUM_FRAMES)).every((x) => x === 0));
     const silent = new Float32Array(2 * (PLC_WINDOW + QUANTUM_FRAMES));
     c.reset();
-    c.conceal(silent, PLC_WINDOW, QUANTUM_FRAMES, PLC_WINDOW, true);
+    c.conceal(silent, PLC_WINDOW, QUANTUM_FRAMES, PLC_WINDOW, Fit.FULL);
     assert.ok(silent.every((x) => x === 0));
   });
 
