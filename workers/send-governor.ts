@@ -3,7 +3,9 @@
 // stream, and what it holds back queues at the sender (bufferedAmount) until it is useless. The
 // governor steps that one peer's stream down a ladder while its link is congested, and back up,
 // one step at a time, after a clean stretch that doubles each time a step up is followed by
-// congestion (so a link at its limit is not probed every few seconds):
+// congestion (so a link at its limit is not probed every few seconds). A step down needs
+// CONGESTED_SECONDS congested seconds in a row: a congested link keeps dropping, while a stall of
+// the sender's own machine (a GC pause, a busy core) drops one burst and is over.
 //
 //   level 0: mono, no redundant copies     (a stereo sender mixes down for this peer only)
 //   level 1: the sender's own channel count, no copies
@@ -21,6 +23,8 @@ export const MAX_RAISE_AFTER_MS = 160_000;
 /** Congestion this soon after a step up counts as caused by it: the next one waits twice as long. */
 const RAISE_FAILED_WITHIN_MS = 5_000;
 const TOP = 1 + MAX_REDUNDANCY;
+/** Congested seconds in a row before the first step down (then one step per further congested second). */
+export const CONGESTED_SECONDS = 2;
 
 export class SendGovernor {
   /** Highest level this link may use (see the ladder above); a never-congested link stays at the top. */
@@ -28,6 +32,8 @@ export class SendGovernor {
   private cleanSinceMs: number;
   private raiseAfterMs = RAISE_AFTER_MS;
   private lastRaiseMs = -Infinity;
+  /** Congested seconds in a row so far. */
+  private congestedRun = 0;
 
   constructor(nowMs: number) {
     this.cleanSinceMs = nowMs;
@@ -50,12 +56,15 @@ export class SendGovernor {
   tick(nowMs: number, congested: boolean, roomSetting: number): void {
     const ceiling = 1 + roomSetting;
     if (congested) {
+      // Any congested second restarts the clean stretch, a lone one included.
+      this.cleanSinceMs = nowMs;
+      if (++this.congestedRun < CONGESTED_SECONDS) return;
       if (nowMs - this.lastRaiseMs <= RAISE_FAILED_WITHIN_MS) this.raiseAfterMs = Math.min(MAX_RAISE_AFTER_MS, this.raiseAfterMs * 2);
       // One step down from what is actually sent (the room may ask for less than the level allows).
       this.level = Math.max(0, Math.min(this.level, ceiling) - 1);
-      this.cleanSinceMs = nowMs;
       return;
     }
+    this.congestedRun = 0;
     if (this.level < ceiling && nowMs - this.cleanSinceMs >= this.raiseAfterMs) {
       this.level++;
       this.lastRaiseMs = nowMs;

@@ -95,7 +95,11 @@ test('password: the right one gives roster, notes and audio; a wrong one gets no
   await expect.poll(async () => (await stats(student.page))?.redundancy, { timeout: 10_000 }).toBe(2);
   await expect(redundancy(student.page)).toHaveValue('2');
   // …and on the wire: 1 + 2 stereo quanta per packet ≈ 4.65 Mbit/s reach the teacher (R = 1 is 3.1).
-  await expect.poll(async () => (await stats(teacher.page))?.peers[0]?.kbpsIn ?? 0, { timeout: 10_000 }).toBeGreaterThan(4200);
+  // (If a stall of this busy machine made the student's send governor shed copies, it restores
+  // them after 10 s clean: allow for one such round.)
+  await expect
+    .poll(async () => (await stats(teacher.page))?.peers[0]?.kbpsIn ?? 0, { timeout: 30_000, message: 'kbit/s from the student at R = 2' })
+    .toBeGreaterThan(4200);
 
   // Wrong password: told so, and really nothing: no roster, no notes in its document, no audio peer.
   await joinRoom(intruder.page, suite.server.url, room, 'Ivan', { password: 'wrong' });
