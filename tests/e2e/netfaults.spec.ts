@@ -13,17 +13,17 @@
 import { expect, test, type Page } from '@playwright/test';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { QUANTUM_FRAMES, SAMPLE_RATE } from '../../src/shared/constants.ts';
-import type { PeerStats, StatsMessage } from '../../src/shared/worker-protocol.ts';
+import type { PeerStats } from '../../src/shared/worker-protocol.ts';
 import { joinRoom, launchPeer, setRedundancy, type PeerBrowser } from '../support/browsers.ts';
 import { installLeakCounters, selectedPairs } from '../support/leaks.ts';
 import { createNetns, netnsUnavailable, type Netns } from '../support/netns.ts';
 import { startServer, type RunningServer } from '../support/server.ts';
+import { FRAMES_PER_SECOND, delta as counterDelta, onlyPeer, stats } from '../support/stats.ts';
+import { TEST_TMP } from '../support/suite.ts';
 import { startTurn, turnUnavailable, type TurnServer } from '../support/turn.ts';
 import { UdpImpairRelay } from '../support/udp-impair.ts';
 import { writeToneWav } from '../support/wav.ts';
 
-const FRAMES_PER_SECOND = SAMPLE_RATE / QUANTUM_FRAMES;
 const LOSS_PERCENT = Number(process.env['TUTTI_NET_LOSS'] ?? 5);
 const WINDOW_MS = 10_000;
 const DELAY_MS = Number(process.env['TUTTI_NET_DELAY'] ?? 20);
@@ -35,17 +35,7 @@ const REORDER_PERCENT = Number(process.env['TUTTI_NET_REORDER'] ?? 1);
  * mixdown (measured at 1 %: 5–10 % of the frames dropped at the sender). TUTTI_TURN_LOSS overrides.
  */
 const TURN_LOSS_PERCENT = Number(process.env['TUTTI_TURN_LOSS'] ?? 1);
-const tmp = join(import.meta.dirname, '..', '.tmp');
-
-function stats(page: Page): Promise<StatsMessage | null> {
-  return page.evaluate(() => (document.querySelector('tutti-app') as unknown as { stats: StatsMessage | null }).stats);
-}
-
-async function onlyPeer(page: Page): Promise<PeerStats> {
-  const s = await stats(page);
-  if (!s || s.peers.length !== 1) throw new Error(`expected one peer in stats, got ${JSON.stringify(s?.peers.map((p) => p.peerId))}`);
-  return s.peers[0]!;
-}
+const tmp = TEST_TMP;
 
 async function waitForStream(page: Page, who: string): Promise<void> {
   await expect
@@ -55,18 +45,7 @@ async function waitForStream(page: Page, who: string): Promise<void> {
 
 /** Counter deltas of one receiver over a window, and its loss as a share of the playout slots. */
 function delta(p0: PeerStats, p1: PeerStats) {
-  const d = {
-    received: p1.received - p0.received,
-    late: p1.late - p0.late,
-    lost: p1.lost - p0.lost,
-    missed: p1.missed - p0.missed,
-    played: p1.played - p0.played,
-    duplicates: p1.duplicates - p0.duplicates,
-    resyncs: p1.resyncs - p0.resyncs,
-    rejected: p1.rejected - p0.rejected,
-    concealed: p1.concealed - p0.concealed,
-    recovered: p1.recovered - p0.recovered,
-  };
+  const { expected: _expected, underruns: _underruns, ...d } = counterDelta(p0, p1);
   return { ...d, lostPercent: (100 * d.lost) / (d.played + d.missed) };
 }
 

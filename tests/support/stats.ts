@@ -31,13 +31,17 @@ export async function onlyPeer(page: Page): Promise<PeerStats> {
 }
 
 /** Counter differences of one peer between two snapshots. */
-export function delta(a: PeerStats, b: PeerStats): { expected: number; received: number; late: number; lost: number; recovered: number; concealed: number; underruns: number; resyncs: number } {
-  const d = (k: 'received' | 'late' | 'lost' | 'recovered' | 'concealed' | 'underruns' | 'resyncs') => b[k] - a[k];
+export function delta(a: PeerStats, b: PeerStats): { expected: number; received: number; late: number; lost: number; missed: number; played: number; duplicates: number; rejected: number; recovered: number; concealed: number; underruns: number; resyncs: number } {
+  const d = (k: 'received' | 'late' | 'lost' | 'missed' | 'played' | 'duplicates' | 'rejected' | 'recovered' | 'concealed' | 'underruns' | 'resyncs') => b[k] - a[k];
   return {
     expected: d('received') + d('recovered') + d('late') + d('lost'),
     received: d('received'),
     late: d('late'),
     lost: d('lost'),
+    missed: d('missed'),
+    played: d('played'),
+    duplicates: d('duplicates'),
+    rejected: d('rejected'),
     recovered: d('recovered'),
     concealed: d('concealed'),
     underruns: d('underruns'),
