@@ -40,6 +40,12 @@ export interface AppServerOptions {
   tls?: { key: string; cert: string };
   /** Served as /config.json; default: no ICE servers. */
   clientConfig?: ClientConfig;
+  /**
+   * Use this hub instead of creating one (`signaling` is then ignored), so two servers on two ports
+   * share one set of rooms: the browser tests serve the production and the test build side by side.
+   * close() leaves a hub it did not create open. `npm start` never passes one.
+   */
+  hub?: SignalingHub;
 }
 
 export interface AppServer {
@@ -49,7 +55,7 @@ export interface AppServer {
 }
 
 export function createAppServer(opts: AppServerOptions): AppServer {
-  const hub = new SignalingHub(opts.signaling);
+  const hub = opts.hub ?? new SignalingHub(opts.signaling);
   const root = opts.root ? resolve(opts.root) : null;
   const config = JSON.stringify(opts.clientConfig ?? { iceServers: [] });
   const onRequest = (req: IncomingMessage, res: ServerResponse): void => handle(req, res, root, hub, config);
@@ -60,7 +66,7 @@ export function createAppServer(opts: AppServerOptions): AppServer {
     hub,
     close: () =>
       new Promise((done) => {
-        hub.close();
+        if (!opts.hub) hub.close();
         server.close(() => done());
         server.closeAllConnections();
       }),
