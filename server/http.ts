@@ -8,7 +8,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createServer as createHttpsServer } from 'node:https';
 import { extname, join, normalize, resolve } from 'node:path';
 import type { ClientConfig } from '../src/shared/ice-servers.ts';
-import { SignalingHub, type SignalingOptions } from './signaling.ts';
+import type { SignalingOptions } from './signaling-limits.ts';
+import { SignalingHub } from './signaling.ts';
 
 /** Headers that make the page crossOriginIsolated (COOP + COEP), on every response. */
 export const ISOLATION_HEADERS: Record<string, string> = {
@@ -58,7 +59,16 @@ export function createAppServer(opts: AppServerOptions): AppServer {
   const hub = opts.hub ?? new SignalingHub(opts.signaling);
   const root = opts.root ? resolve(opts.root) : null;
   const config = JSON.stringify(opts.clientConfig ?? { iceServers: [] });
-  const onRequest = (req: IncomingMessage, res: ServerResponse): void => handle(req, res, root, hub, config);
+  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
+    // One request's failure (e.g. a file vanishing mid-read) must not end the process.
+    try {
+      handle(req, res, root, hub, config);
+    } catch (err) {
+      console.error('http: request failed:', err);
+      if (!res.headersSent) res.statusCode = 500;
+      res.end();
+    }
+  };
   const server: Server = opts.tls ? createHttpsServer({ key: opts.tls.key, cert: opts.tls.cert }, onRequest) : createServer(onRequest);
   server.on('upgrade', (req, socket, head) => hub.handleUpgrade(req, socket, head));
   return {
@@ -78,6 +88,7 @@ function handle(req: IncomingMessage, res: ServerResponse, root: string | null, 
   const url = new URL(req.url ?? '/', 'http://localhost');
   if (url.pathname === '/healthz') {
     res.setHeader('Content-Type', 'application/json');
+    // The hub's gauges, counters and the limits in force (docs/PROTOCOL.md §3.3).
     res.end(JSON.stringify({ ok: true, signaling: hub.snapshot() }));
     return;
   }
@@ -135,5 +146,7 @@ function handle(req: IncomingMessage, res: ServerResponse, root: string | null, 
     res.end();
     return;
   }
-  createReadStream(file).pipe(res);
+  const stream = createReadStream(file);
+  stream.on('error', () => res.destroy());
+  stream.pipe(res);
 }

@@ -1,20 +1,19 @@
 // `npm start` / `npm run signal`: one port for the app and its signaling server.
-// PORT (default 8080), HOST (default 0.0.0.0), TUTTI_ALLOWED_ORIGINS (comma-separated),
+// PORT (default 8080), HOST (default 0.0.0.0), TUTTI_ALLOWED_ORIGINS (comma-separated origins
+// allowed besides the page's own and localhost; `*` = any),
 // TUTTI_ICE_SERVERS (JSON, served to the page as /config.json), `--https` or TUTTI_HTTPS=1 (HTTPS
 // and wss with a self-signed certificate kept in TUTTI_CERT_DIR, default .tutti/cert/),
 // TUTTI_OPEN_ROOMS=0 (no open-rooms list on this server).
 
 import { fileURLToPath } from 'node:url';
 import { defaultCertNames, lanIPv4, loadOrCreateCert } from './cert.ts';
-import { ConfigError, clientConfigFromEnv } from './config.ts';
+import { ConfigError, clientConfigFromEnv, signalingFromEnv } from './config.ts';
 import { createAppServer } from './http.ts';
 
 const signalOnly = process.argv.includes('--signal-only');
 const useHttps = process.argv.includes('--https') || /^(1|true|yes|on)$/i.test(process.env['TUTTI_HTTPS'] ?? '');
 const port = Number(process.env['PORT'] ?? 8080);
 const host = process.env['HOST'] ?? '0.0.0.0';
-const allowedOrigins = (process.env['TUTTI_ALLOWED_ORIGINS'] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-const openRooms = !/^(0|false|no|off)$/i.test(process.env['TUTTI_OPEN_ROOMS'] ?? '');
 const certDir = process.env['TUTTI_CERT_DIR'] ?? fileURLToPath(new URL('../.tutti/cert', import.meta.url));
 
 if (!Number.isInteger(port) || port < 0 || port > 65535) {
@@ -23,8 +22,10 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
 }
 
 let clientConfig;
+let signaling;
 try {
   clientConfig = clientConfigFromEnv(process.env);
+  signaling = signalingFromEnv(process.env);
 } catch (err) {
   if (!(err instanceof ConfigError)) throw err;
   console.error(err.message);
@@ -41,7 +42,7 @@ if (useHttps) {
 }
 
 const root = signalOnly ? null : fileURLToPath(new URL('../dist', import.meta.url));
-const app = createAppServer({ root, signaling: { allowedOrigins, openRooms }, clientConfig, ...(tls ? { tls } : {}) });
+const app = createAppServer({ root, signaling, clientConfig, ...(tls ? { tls } : {}) });
 app.server.on('error', (err) => {
   console.error(`cannot listen on ${host}:${port}: ${err.message}`);
   process.exit(1);

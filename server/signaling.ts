@@ -1,103 +1,143 @@
-// Tutti's signaling hub: y-webrtc's protocol (subscribe / unsubscribe / publish / ping) over
-// WebSocket, hardened: every frame is parsed under guard, and misbehaviour closes that one socket
-// with a clear code instead of crashing the process or disturbing other rooms.
+// Tutti's signaling hub (Node): y-webrtc's protocol (subscribe / unsubscribe / publish / ping)
+// over WebSocket, plus Tutti's open-rooms extension. It must outlive any client: every handler
+// runs under a guard, frames are validated with bounded work (./signaling-envelope.ts) and relayed
+// as received, every resource is bounded (./signaling-limits.ts), and misbehaviour closes that one
+// socket with its own code, counted in GET /healthz. docs/PROTOCOL.md §3.2–3.3 is the contract.
 
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
-import { CloseCode, MAX_ROOM_TITLE, type OpenRoom, type SignalingClientMessage, type SignalingServerMessage } from '../src/shared/signaling-protocol.ts';
+import { CloseCode, type OpenRoom } from '../src/shared/signaling-protocol.ts';
+import { OpenRoomsList } from './open-rooms-list.ts';
+import { parseEnvelope, withClients, type FrameFault } from './signaling-envelope.ts';
+import { BURST_SECONDS, DEFAULT_SIGNALING_OPTIONS, type SignalingOptions } from './signaling-limits.ts';
+import { checkOrigin } from './signaling-origin.ts';
+import { TokenBucket } from './token-bucket.ts';
 
-export interface SignalingOptions {
-  /** Largest accepted frame in bytes. */
-  maxPayload: number;
-  maxTopicsPerSocket: number;
-  maxTopicLength: number;
-  /** Messages per second per socket (token bucket, burst = 2 s worth). */
-  rateLimit: number;
-  /** A socket that answers no ping within this long is closed. */
-  pingTimeoutMs: number;
-  /** Allowed Origin headers; empty = any. */
-  allowedOrigins: string[];
-  /** Keep the open-rooms list (GET /rooms); false = `tutti-announce` is dropped and the list is empty. */
-  openRooms: boolean;
-  /** Rooms one socket may list at once (a further announce is dropped). */
-  maxAnnouncedPerSocket: number;
-  /** Rooms the list holds at most (a further new room is dropped). */
-  maxOpenRooms: number;
-}
-
-export const DEFAULT_SIGNALING_OPTIONS: SignalingOptions = {
-  maxPayload: 64 * 1024,
-  maxTopicsPerSocket: 32,
-  maxTopicLength: 256,
-  rateLimit: 200,
-  pingTimeoutMs: 30_000,
-  allowedOrigins: [],
-  openRooms: true,
-  maxAnnouncedPerSocket: 4,
-  maxOpenRooms: 200,
-};
+export { DEFAULT_SIGNALING_OPTIONS, type SignalingOptions } from './signaling-limits.ts';
 
 interface Client {
   ws: WebSocket;
+  address: string;
   topics: Set<string>;
-  tokens: number;
-  lastRefill: number;
+  frames: TokenBucket;
+  bytes: TokenBucket;
+  /** Set by a pong only (never by other traffic), cleared by each sweep's ping. */
   alive: boolean;
-  /** Topics this socket lists (each also in `topics`). */
-  announced: Set<string>;
 }
 
-interface Listing {
-  title: string;
-  locked: boolean;
-}
+/** Why the hub refused part or all of a frame without closing the socket. */
+export type DropReason = FrameFault | 'bad-topic' | 'not-subscribed' | 'topic-full' | 'topics-full' | 'announce';
+/** Why a socket was closed by the server. */
+export type CloseReason = 'too-big' | 'protocol' | 'too-many-topics' | 'rate-limited' | 'slow-reader' | 'ping-timeout' | 'internal-error';
+/** Why an upgrade was refused before any WebSocket existed. */
+export type RefuseReason = 'origin' | 'per-address' | 'total';
 
 export interface SignalingCounters {
+  /** Open sockets, distinct remote addresses among them, topics, listed rooms (now). */
   sockets: number;
+  addresses: number;
   topics: number;
-  messages: number;
-  dropped: number;
-  closedForAbuse: number;
-  /** Rooms on the open-rooms list. */
   openRooms: number;
+  /** Frames accepted and handled. */
+  messages: number;
+  /** Copies sent to subscribers (relays and pongs). */
+  relayed: number;
+  /** Frames, or topic names within a (un)subscribe, refused; by reason in `droppedBy`. */
+  dropped: number;
+  droppedBy: Record<DropReason, number>;
+  /** Sockets closed for going over a limit (too many topics, rate, slow reader). */
+  closedForAbuse: number;
+  closedBy: Record<CloseReason, number>;
+  refused: Record<RefuseReason, number>;
 }
+
+export interface SignalingHealth extends SignalingCounters {
+  /** The limits and settings in force. */
+  limits: SignalingOptions;
+}
+
+const PONG = Buffer.from(JSON.stringify({ type: 'pong' }));
+/** Handler errors are logged, but only this many: a client must not be able to flood the log. */
+const MAX_LOGGED_ERRORS = 20;
+
+const ABUSE: ReadonlySet<CloseReason> = new Set(['too-many-topics', 'rate-limited', 'slow-reader']);
 
 export class SignalingHub {
   private readonly wss: WebSocketServer;
   private readonly topics = new Map<string, Set<Client>>();
   private readonly clients = new Set<Client>();
-  /** The open-rooms list: per topic, the sockets listing it (the newest one's title is shown). */
-  private readonly listings = new Map<string, Map<Client, Listing>>();
+  private readonly perAddress = new Map<string, number>();
+  private readonly listings: OpenRoomsList<Client>;
   private readonly opts: SignalingOptions;
   private readonly pingTimer: ReturnType<typeof setInterval>;
-  readonly counters: SignalingCounters = { sockets: 0, topics: 0, messages: 0, dropped: 0, closedForAbuse: 0, openRooms: 0 };
+  private loggedErrors = 0;
+  private readonly counters: Omit<SignalingCounters, 'sockets' | 'addresses' | 'topics' | 'openRooms'> = {
+    messages: 0,
+    relayed: 0,
+    dropped: 0,
+    droppedBy: { 'not-utf8': 0, 'too-deep': 0, 'not-json': 0, 'not-object': 0, 'unknown-type': 0, 'bad-field': 0, 'bad-topic': 0, 'not-subscribed': 0, 'topic-full': 0, 'topics-full': 0, announce: 0 },
+    closedForAbuse: 0,
+    closedBy: { 'too-big': 0, protocol: 0, 'too-many-topics': 0, 'rate-limited': 0, 'slow-reader': 0, 'ping-timeout': 0, 'internal-error': 0 },
+    refused: { origin: 0, 'per-address': 0, total: 0 },
+  };
 
   constructor(opts: Partial<SignalingOptions> = {}) {
     this.opts = { ...DEFAULT_SIGNALING_OPTIONS, ...opts };
-    this.wss = new WebSocketServer({ noServer: true, maxPayload: this.opts.maxPayload });
-    this.wss.on('connection', (ws) => this.onConnection(ws));
+    this.listings = new OpenRoomsList(this.opts.maxAnnouncedPerSocket, this.opts.maxOpenRooms);
+    this.wss = new WebSocketServer({ noServer: true, maxPayload: this.opts.maxPayload, perMessageDeflate: false, clientTracking: false });
     this.pingTimer = setInterval(() => this.sweep(), this.opts.pingTimeoutMs / 2);
     this.pingTimer.unref();
   }
 
-  /** Route an HTTP upgrade here (any path: y-webrtc clients connect to the server's root). */
+  /**
+   * Route an HTTP upgrade here (any path: y-webrtc clients connect to the server's root). Refuses
+   * with an HTTP status before the handshake: 403 for an origin that may not connect, 429 over
+   * the per-address limit, 503 over the total.
+   */
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
-    const origin = req.headers.origin;
-    if (this.opts.allowedOrigins.length > 0 && (!origin || !this.opts.allowedOrigins.includes(origin))) {
-      socket.write('HTTP/1.1 403 Forbidden\r\nConnection: close\r\n\r\n');
+    // Until ws takes the socket over, an error on it (a reset mid-handshake) must not be unhandled.
+    socket.on('error', () => {});
+    try {
+      const origin = checkOrigin(req.headers.origin, req.headers.host, this.opts.allowedOrigins);
+      if (!origin.ok) return this.refuse(socket, 'origin', '403 Forbidden');
+      if (this.clients.size >= this.opts.maxSockets) return this.refuse(socket, 'total', '503 Service Unavailable');
+      const address = req.socket.remoteAddress ?? 'unknown';
+      if ((this.perAddress.get(address) ?? 0) >= this.opts.maxSocketsPerAddress) return this.refuse(socket, 'per-address', '429 Too Many Requests');
+      // ws calls back synchronously (no verifyClient), so the counts above cannot be raced.
+      this.wss.handleUpgrade(req, socket, head, (ws) => this.onConnection(ws, address));
+    } catch (err) {
+      this.logError(err);
       socket.destroy();
-      return;
     }
-    this.wss.handleUpgrade(req, socket, head, (ws) => this.wss.emit('connection', ws, req));
   }
 
   get openRoomsEnabled(): boolean {
     return this.opts.openRooms;
   }
 
-  snapshot(): SignalingCounters {
-    return { ...this.counters, sockets: this.clients.size, topics: this.topics.size, openRooms: this.listings.size };
+  /** Counters, gauges and the limits in force (GET /healthz). */
+  snapshot(): SignalingHealth {
+    const c = this.counters;
+    return {
+      sockets: this.clients.size,
+      addresses: this.perAddress.size,
+      topics: this.topics.size,
+      openRooms: this.listings.size,
+      messages: c.messages,
+      relayed: c.relayed,
+      dropped: c.dropped,
+      droppedBy: { ...c.droppedBy },
+      closedForAbuse: c.closedForAbuse,
+      closedBy: { ...c.closedBy },
+      refused: { ...c.refused },
+      limits: { ...this.opts, allowedOrigins: [...this.opts.allowedOrigins] },
+    };
+  }
+
+  /** Subscribers of `topic` now (0 if none). */
+  subscribers(topic: string): number {
+    return this.topics.get(topic)?.size ?? 0;
   }
 
   /**
@@ -105,147 +145,170 @@ export class SignalingHub {
    * room leaves it when its last announcing socket unsubscribes, unannounces or goes away.
    */
   openRooms(): OpenRoom[] {
-    const out: OpenRoom[] = [];
-    for (const [room, by] of this.listings) {
-      let last: Listing | undefined;
-      for (const l of by.values()) last = l;
-      if (last) out.push({ room, title: last.title, locked: last.locked, connected: this.topics.get(room)?.size ?? 0 });
-    }
-    return out.sort((a, b) => b.connected - a.connected || (a.room < b.room ? -1 : 1));
+    return this.listings.list((t) => this.subscribers(t));
   }
 
   close(): void {
     clearInterval(this.pingTimer);
-    for (const c of this.clients) c.ws.terminate();
+    for (const c of [...this.clients]) {
+      c.ws.terminate();
+      this.drop(c);
+    }
     this.wss.close();
   }
 
-  private onConnection(ws: WebSocket): void {
-    const client: Client = { ws, topics: new Set(), tokens: this.opts.rateLimit * 2, lastRefill: Date.now(), alive: true, announced: new Set() };
-    this.clients.add(client);
-    ws.on('pong', () => (client.alive = true));
-    ws.on('message', (raw, isBinary) => this.onMessage(client, raw, isBinary));
-    ws.on('error', () => {}); // e.g. oversized frame: ws closes with 1009 by itself
-    ws.on('close', () => this.drop(client));
+  private refuse(socket: Duplex, why: RefuseReason, status: string): void {
+    this.counters.refused[why]++;
+    socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+    socket.destroy();
   }
 
-  private onMessage(client: Client, raw: RawData, isBinary: boolean): void {
-    // Frames already buffered when we closed a socket still arrive: a dropped client is done.
-    if (!this.clients.has(client)) return;
-    if (!this.takeToken(client)) {
-      this.abuse(client, CloseCode.RATE_LIMITED, 'rate limit exceeded');
-      return;
-    }
-    client.alive = true;
-    let msg: unknown;
+  private onConnection(ws: WebSocket, address: string): void {
+    const now = Date.now();
+    const o = this.opts;
+    const client: Client = {
+      ws,
+      address,
+      topics: new Set(),
+      frames: new TokenBucket(o.rateLimit, o.rateLimit * BURST_SECONDS, now),
+      bytes: new TokenBucket(o.byteRateLimit, o.byteRateLimit * BURST_SECONDS, now),
+      alive: true,
+    };
+    this.clients.add(client);
+    this.perAddress.set(address, (this.perAddress.get(address) ?? 0) + 1);
+    ws.on('message', (raw, isBinary) => this.guard(client, () => this.onMessage(client, raw, isBinary)));
+    ws.on('pong', () => (client.alive = true));
+    // ws closes the socket itself after an invalid frame (1009 too big, 1002/1007 protocol).
+    ws.on('error', (err: Error & { code?: string }) => this.guard(client, () => this.closed(client, err.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH' ? 'too-big' : 'protocol')));
+    ws.on('close', () => this.guard(client, () => this.drop(client)));
+  }
+
+  /** Run one handler; if it throws, only this client pays: closed with 1011 and counted. */
+  private guard(c: Client, fn: () => void): void {
     try {
-      msg = JSON.parse(isBinary ? Buffer.from(raw as Buffer).toString('utf8') : raw.toString());
-    } catch {
-      this.counters.dropped++;
-      return;
-    }
-    if (typeof msg !== 'object' || msg === null || Array.isArray(msg)) {
-      this.counters.dropped++;
-      return;
-    }
-    this.counters.messages++;
-    const m = msg as SignalingClientMessage;
-    switch (m.type) {
-      case 'subscribe': {
-        if (!Array.isArray(m.topics)) return void this.counters.dropped++;
-        for (const t of m.topics) {
-          if (typeof t !== 'string' || t.length === 0 || t.length > this.opts.maxTopicLength) continue;
-          if (!client.topics.has(t) && client.topics.size >= this.opts.maxTopicsPerSocket) {
-            this.abuse(client, CloseCode.TOO_MANY_TOPICS, 'too many topics');
-            return;
-          }
-          client.topics.add(t);
-          let subs = this.topics.get(t);
-          if (!subs) this.topics.set(t, (subs = new Set()));
-          subs.add(client);
+      fn();
+    } catch (err) {
+      this.logError(err);
+      try {
+        this.closeFor(c, 'internal-error', CloseCode.INTERNAL_ERROR);
+      } catch (again) {
+        this.logError(again);
+        try {
+          c.ws.terminate();
+        } finally {
+          this.drop(c);
         }
-        return;
       }
-      case 'unsubscribe': {
-        if (!Array.isArray(m.topics)) return void this.counters.dropped++;
-        for (const t of m.topics) if (typeof t === 'string') this.leave(client, t);
+    }
+  }
+
+  private logError(err: unknown): void {
+    if (this.loggedErrors >= MAX_LOGGED_ERRORS) return;
+    this.loggedErrors++;
+    console.error(`signaling: handler error (closing that socket only)${this.loggedErrors === MAX_LOGGED_ERRORS ? '; further ones are counted, not logged' : ''}:`, err);
+  }
+
+  private onMessage(c: Client, raw: RawData, isBinary: boolean): void {
+    // Frames already buffered when we closed a socket still arrive: a dropped client is done.
+    if (!this.clients.has(c)) return;
+    const bytes = Array.isArray(raw) ? Buffer.concat(raw) : Buffer.isBuffer(raw) ? raw : Buffer.from(raw);
+    const now = Date.now();
+    if (!c.frames.take(1, now) || !c.bytes.take(bytes.length, now)) return this.closeFor(c, 'rate-limited', CloseCode.RATE_LIMITED);
+    const parsed = parseEnvelope(bytes, isBinary, this.opts.maxDepth);
+    if (!parsed.ok) return this.dropped(parsed.fault);
+    this.counters.messages++;
+    const m = parsed.msg;
+    switch (m.type) {
+      case 'subscribe':
+        return this.subscribe(c, m.topics);
+      case 'unsubscribe':
+        for (const t of m.topics) if (typeof t === 'string') this.leave(c, t);
         return;
-      }
       case 'publish': {
-        if (typeof m.topic !== 'string') return void this.counters.dropped++;
-        const subs = this.topics.get(m.topic);
-        if (!subs) return;
-        const out: SignalingServerMessage = { ...m, type: 'publish', topic: m.topic, clients: subs.size };
-        const text = JSON.stringify(out);
-        for (const c of subs) this.send(c, text);
+        // Only members relay into a room: a socket publishes to the topics it subscribed to.
+        const subs = c.topics.has(m.topic) ? this.topics.get(m.topic) : undefined;
+        if (!subs) return this.dropped('not-subscribed');
+        const out = withClients(bytes, subs.size);
+        if (!c.bytes.take(out.length * subs.size, now)) return this.closeFor(c, 'rate-limited', CloseCode.RATE_LIMITED);
+        for (const s of [...subs]) this.send(s, out);
         return;
       }
       case 'ping':
-        this.send(client, JSON.stringify({ type: 'pong' } satisfies SignalingServerMessage));
-        return;
+        return this.send(c, PONG);
       case 'tutti-announce':
-        if (!this.announce(client, m)) this.counters.dropped++;
+        // Only a member can list a room: the socket must be subscribed to its topic.
+        if (!this.opts.openRooms || !c.topics.has(m.topic) || !this.listings.announce(c, m.topic, m.title, m.locked)) this.dropped('announce');
         return;
       case 'tutti-unannounce':
-        if (typeof m.topic !== 'string') return void this.counters.dropped++;
-        this.unannounce(client, m.topic);
-        return;
+        return this.listings.withdraw(c, m.topic);
       default:
         m satisfies never;
-        this.counters.dropped++;
     }
   }
 
-  private takeToken(c: Client): boolean {
-    const now = Date.now();
-    const cap = this.opts.rateLimit * 2;
-    c.tokens = Math.min(cap, c.tokens + ((now - c.lastRefill) / 1000) * this.opts.rateLimit);
-    c.lastRefill = now;
-    if (c.tokens < 1) return false;
-    c.tokens -= 1;
-    return true;
+  private subscribe(c: Client, topics: readonly unknown[]): void {
+    const o = this.opts;
+    for (const t of topics) {
+      if (typeof t !== 'string' || t.length === 0 || t.length > o.maxTopicLength) {
+        this.dropped('bad-topic');
+        continue;
+      }
+      if (c.topics.has(t)) continue;
+      if (c.topics.size >= o.maxTopicsPerSocket) return this.closeFor(c, 'too-many-topics', CloseCode.TOO_MANY_TOPICS);
+      let subs = this.topics.get(t);
+      if (!subs) {
+        if (this.topics.size >= o.maxTopics) {
+          this.dropped('topics-full');
+          continue;
+        }
+        this.topics.set(t, (subs = new Set()));
+      } else if (subs.size >= o.maxSubscribersPerTopic) {
+        this.dropped('topic-full');
+        continue;
+      }
+      subs.add(c);
+      c.topics.add(t);
+    }
   }
 
-  private send(c: Client, text: string): void {
-    if (c.ws.readyState === WebSocket.OPEN) c.ws.send(text);
+  /** Queue `bytes` as a text frame to `c`, or cut `c` if it is not reading what it already has. */
+  private send(c: Client, bytes: Buffer): void {
+    if (c.ws.readyState !== WebSocket.OPEN) return;
+    if (c.ws.bufferedAmount + bytes.length > this.opts.maxBufferedBytes) {
+      // A close frame would queue behind the data it is not reading: cut it at once.
+      this.counters.closedForAbuse++;
+      this.counters.closedBy['slow-reader']++;
+      c.ws.terminate();
+      this.drop(c);
+      return;
+    }
+    c.ws.send(bytes, { binary: false });
+    this.counters.relayed++;
   }
 
-  private abuse(c: Client, code: number, reason: string): void {
+  private dropped(why: DropReason): void {
+    this.counters.dropped++;
+    this.counters.droppedBy[why]++;
+  }
+
+  /** The server closes `c` for `why` (once), and forgets it at once. */
+  private closeFor(c: Client, why: CloseReason, code: number): void {
     if (!this.clients.has(c)) return;
-    this.counters.closedForAbuse++;
-    c.ws.close(code, reason);
+    this.closed(c, why);
+    c.ws.close(code, why);
     this.drop(c);
   }
 
-  /** Returns false (the message is dropped) when the announce is malformed or over a limit. */
-  private announce(c: Client, m: { topic?: unknown; title?: unknown; locked?: unknown }): boolean {
-    const { topic, title, locked } = m;
-    if (!this.opts.openRooms || typeof topic !== 'string' || typeof title !== 'string' || typeof locked !== 'boolean') return false;
-    // Only a member can list a room: the socket must be subscribed to its topic.
-    if (!c.topics.has(topic)) return false;
-    if (!c.announced.has(topic) && c.announced.size >= this.opts.maxAnnouncedPerSocket) return false;
-    let by = this.listings.get(topic);
-    if (!by) {
-      if (this.listings.size >= this.opts.maxOpenRooms) return false;
-      this.listings.set(topic, (by = new Map()));
-    }
-    // Control characters out, whitespace collapsed; an empty title shows the room's name.
-    const clean = title.replace(/[\u0000-\u001f\u007f]/g, ' ').replace(/\s+/g, ' ').trim().slice(0, MAX_ROOM_TITLE) || topic.slice(0, MAX_ROOM_TITLE);
-    by.delete(c); // re-insert: the newest announcement's title is the one shown
-    by.set(c, { title: clean, locked });
-    c.announced.add(topic);
-    return true;
-  }
-
-  private unannounce(c: Client, topic: string): void {
-    if (!c.announced.delete(topic)) return;
-    const by = this.listings.get(topic);
-    by?.delete(c);
-    if (by?.size === 0) this.listings.delete(topic);
+  /** Count a close (the hub's or ws's own) once per socket. */
+  private closed(c: Client, why: CloseReason): void {
+    if (!this.clients.has(c)) return;
+    this.counters.closedBy[why]++;
+    if (ABUSE.has(why)) this.counters.closedForAbuse++;
+    if (why === 'too-big' || why === 'protocol') this.drop(c);
   }
 
   private leave(c: Client, topic: string): void {
-    this.unannounce(c, topic);
+    this.listings.withdraw(c, topic);
     c.topics.delete(topic);
     const subs = this.topics.get(topic);
     if (!subs) return;
@@ -255,19 +318,26 @@ export class SignalingHub {
 
   private drop(c: Client): void {
     if (!this.clients.delete(c)) return;
+    const n = (this.perAddress.get(c.address) ?? 1) - 1;
+    if (n > 0) this.perAddress.set(c.address, n);
+    else this.perAddress.delete(c.address);
     for (const t of [...c.topics]) this.leave(c, t);
   }
 
+  /** Liveness from pongs only: a socket that did not answer the previous ping goes. */
   private sweep(): void {
-    for (const c of this.clients) {
-      if (!c.alive) {
-        c.ws.close(CloseCode.PING_TIMEOUT, 'ping timeout');
-        c.ws.terminate();
-        this.drop(c);
-        continue;
-      }
-      c.alive = false;
-      c.ws.ping();
+    for (const c of [...this.clients]) {
+      this.guard(c, () => {
+        if (!c.alive) {
+          this.closed(c, 'ping-timeout');
+          c.ws.close(CloseCode.PING_TIMEOUT, 'ping timeout');
+          c.ws.terminate();
+          this.drop(c);
+          return;
+        }
+        c.alive = false;
+        if (c.ws.readyState === WebSocket.OPEN) c.ws.ping();
+      });
     }
   }
 }

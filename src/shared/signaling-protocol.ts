@@ -11,6 +11,7 @@
 export type SignalingClientMessage =
   | { type: 'subscribe'; topics: string[] }
   | { type: 'unsubscribe'; topics: string[] }
+  /** Dropped unless this socket is subscribed to `topic`. */
   | { type: 'publish'; topic: string; data?: unknown; [extra: string]: unknown }
   | { type: 'ping' }
   /** List `topic` (which this socket must be subscribed to) on GET /rooms while it stays subscribed. */
@@ -45,15 +46,26 @@ export function parseOpenRooms(body: unknown): OpenRoom[] {
   return out;
 }
 
-/** Server → client. A publish is relayed to every subscriber of the topic, the sender included. */
+/**
+ * Server → client. A publish (from a socket subscribed to its topic) is relayed to every
+ * subscriber of the topic, the sender included, as the bytes the sender sent with the hub's
+ * `clients` (subscribers now) appended: JSON.parse keeps the last of duplicate keys, so a
+ * sender's own `clients` never survives.
+ */
 export type SignalingServerMessage =
   | { type: 'publish'; topic: string; data?: unknown; clients: number; [extra: string]: unknown }
   | { type: 'pong' };
 
-/** WebSocket close codes the server uses (4000–4999 is the application range). */
+/**
+ * WebSocket close codes the server uses (4000–4999 is the application range). A socket cut for
+ * not reading (server/signaling-limits.ts `maxBufferedBytes`) gets no close frame: it would queue
+ * behind the data it is not reading; its peer sees 1006.
+ */
 export const CloseCode = {
   /** Sent by `ws` itself for a frame over maxPayload. */
   MESSAGE_TOO_BIG: 1009,
+  /** A handler failed on this socket's frame: this socket is closed, nothing else is affected. */
+  INTERNAL_ERROR: 1011,
   TOO_MANY_TOPICS: 4001,
   RATE_LIMITED: 4002,
   PING_TIMEOUT: 4003,

@@ -1,6 +1,8 @@
 // Signaling hub (server/signaling.ts) end to end over real WebSockets on loopback: y-webrtc's
-// protocol (subscribe / unsubscribe / publish / ping), the hardening (malformed frames dropped,
-// oversized frames, topic limit, rate limit, Origin allow-list, dead-socket sweep) and /healthz.
+// protocol (subscribe / unsubscribe / publish / ping), the hardening (malformed and deep frames
+// dropped, relays as the sender's bytes, oversized frames, every limit of
+// server/signaling-limits.ts, the Origin policy, slow readers, liveness from pongs only, guarded
+// handlers) and /healthz. The property-based fuzz is tests/unit/signaling-fuzz.test.ts.
 //
 // One server for the whole file, with small limits. Every misbehaviour case runs next to a
 // healthy "bystander" client in its own topic that must still get its relays afterwards: the
@@ -13,7 +15,12 @@ import { WebSocket } from 'ws';
 import type { ClientOptions } from 'ws';
 import { createAppServer } from '../../server/http.ts';
 import type { AppServer } from '../../server/http.ts';
-import type { SignalingCounters } from '../../server/signaling.ts';
+import type { SignalingCounters, SignalingHealth } from '../../server/signaling.ts';
+import { withClients, nestingDepth, parseEnvelope } from '../../server/signaling-envelope.ts';
+import { DEFAULT_SIGNALING_LIMITS, type SignalingOptions } from '../../server/signaling-limits.ts';
+import { checkOrigin, parseAllowedOrigins } from '../../server/signaling-origin.ts';
+import { readFileSync } from 'node:fs';
+import * as lib0ws from 'lib0/websocket';
 import { CloseCode, MAX_ROOM_TITLE, parseOpenRooms, type OpenRoom } from '../../src/shared/signaling-protocol.ts';
 
 const GOOD_ORIGIN = 'http://good.example';
@@ -58,7 +65,7 @@ async function waitFor(pred: () => boolean, what: string, timeoutMs = 2000): Pro
   }
 }
 
-function snap(): SignalingCounters {
+function snap(): SignalingHealth {
   return app.hub.snapshot();
 }
 
@@ -251,10 +258,12 @@ describe('signaling hub', () => {
     assert.deepEqual(m, { type: 'publish', topic: room, data: 'second', clients: 1 });
     assert.deepEqual(await b.sync(), [], 'unsubscribed client receives nothing');
 
-    // b can still publish into c's topic without being subscribed to it (y-webrtc semantics)
+    // Only subscribers publish: b's publish into c's topic is dropped and counted.
+    const dropped0 = snap().droppedBy['not-subscribed'];
     b.send({ type: 'publish', topic: other, data: 'to-c' });
-    assert.deepEqual(await c.next(), { type: 'publish', topic: other, data: 'to-c', clients: 1 });
     assert.deepEqual(await b.sync(), [], 'a non-subscriber publisher gets no echo');
+    assert.deepEqual(await c.sync(), [], 'nor does the topic receive it');
+    assert.equal(snap().droppedBy['not-subscribed'] - dropped0, 1);
 
     await by.check();
     await Promise.all([a.close(), b.close(), c.close(), by.peer.close()]);
@@ -357,18 +366,21 @@ describe('signaling hub', () => {
     await by.peer.close();
   });
 
-  test('the Origin allow-list refuses other origins with 403', async () => {
+  test("Origin: the page's own, localhost and the allow-list connect; other pages get 403", async () => {
     const by = await bystander();
     const sockets0 = snap().sockets;
-    const evil = await tryOrigin(EVIL_ORIGIN);
-    assert.equal(evil.opened, false, 'evil origin must not connect');
-    if (evil.status !== undefined) assert.equal(evil.status, 403);
-    else assert.ok(evil.error, 'refused with an error');
-    const none = await tryOrigin(undefined);
-    assert.equal(none.opened, false, 'no Origin header must not connect when an allow-list is set');
-    const good = await tryOrigin(GOOD_ORIGIN);
-    assert.equal(good.opened, true, 'good origin connects');
-    await waitFor(() => snap().sockets === sockets0, 'accepted test socket to close');
+    const refused0 = snap().refused.origin;
+    for (const origin of [EVIL_ORIGIN, 'null', 'not a url', 'http://127.0.0.1.evil.example', `http://evil.example:${new URL(url).port}`]) {
+      const evil = await tryOrigin(origin);
+      assert.equal(evil.opened, false, `${origin} must not connect`);
+      assert.equal(evil.status, 403, origin);
+    }
+    assert.equal(snap().refused.origin - refused0, 5);
+    // No Origin header: not a browser, so not a page the check could stop (PROTOCOL.md §3.3).
+    for (const origin of [undefined, GOOD_ORIGIN, `http://127.0.0.1:${new URL(url).port}`, 'http://localhost:5173', 'https://[::1]:1', 'http://127.0.0.1']) {
+      assert.equal((await tryOrigin(origin)).opened, true, `${origin} connects`);
+    }
+    await waitFor(() => snap().sockets === sockets0, 'accepted test sockets to close');
     await by.check();
     await by.peer.close();
   });
@@ -583,4 +595,237 @@ describe('signaling hub', () => {
       );
     });
   });
+  describe('hardening (issue 10)', () => {
+    /** A second server with its own limits, for cases that need them (closed after `fn`). */
+    async function withHub(limits: Partial<SignalingOptions>, fn: (h: { url: string; app: AppServer }) => Promise<void>): Promise<void> {
+      const other = createAppServer({ root: null, signaling: { allowedOrigins: [GOOD_ORIGIN], ...limits } });
+      await new Promise<void>((resolve) => other.server.listen(0, '127.0.0.1', resolve));
+      const { port } = other.server.address() as AddressInfo;
+      try {
+        await fn({ url: `ws://127.0.0.1:${port}/`, app: other });
+      } finally {
+        await other.close();
+      }
+    }
+
+    test('a deeply nested value inside a publish is dropped, never re-serialised; the hub lives', async () => {
+      const by = await bystander();
+      const x = await connect();
+      const topic = freshTopic('deep');
+      await x.subscribe(topic);
+      const dropped0 = snap().droppedBy['too-deep'];
+      // The frame that used to end the process: JSON.stringify recursed on it (RangeError).
+      const deep = (n: number) => `{"type":"publish","topic":"${topic}","data":${'['.repeat(n)}${']'.repeat(n)}}`;
+      x.ws.send(deep(1900));
+      x.ws.send(`{"type":"publish","topic":"${topic}","data":${'{"a":'.repeat(600)}1${'}'.repeat(600)}}`);
+      assert.deepEqual(await x.sync(), [], 'nothing relayed');
+      assert.equal(snap().droppedBy['too-deep'] - dropped0, 2);
+      // At the limit (the envelope's object is level 1) it is relayed, byte for byte.
+      const atLimit = deep(DEFAULT_SIGNALING_LIMITS.maxDepth - 1);
+      const raw = new Promise<string>((resolve) => x.ws.once('message', (d) => resolve(d.toString())));
+      x.ws.send(atLimit);
+      assert.equal(await raw, `${atLimit.slice(0, -1)},"clients":1}`);
+      await x.next();
+      await by.check();
+      await Promise.all([x.close(), by.peer.close()]);
+    });
+
+    test('a relay is the sender\'s bytes plus the hub\'s clients, and lib0\'s WebsocketClient (y-webrtc\'s) reads the hub\'s count', async () => {
+      const topic = freshTopic('bytes');
+      const a = await connect();
+      await a.subscribe(topic);
+      // lib0's client, as y-webrtc's SignalingConn uses it, on Node's ws.
+      const g = globalThis as { WebSocket?: unknown };
+      const hadWebSocket = 'WebSocket' in g;
+      const saved = g.WebSocket;
+      g.WebSocket = class extends WebSocket {
+        constructor(u: string) {
+          super(u, { origin: GOOD_ORIGIN });
+        }
+      };
+      const y = new lib0ws.WebsocketClient(url);
+      try {
+        await new Promise<void>((resolve) => y.on('connect', () => resolve()));
+        const got = new Promise<Record<string, unknown>>((resolve) => y.on('message', (m: Record<string, unknown>) => { if (m['type'] === 'publish') resolve(m); }));
+        y.send({ type: 'subscribe', topics: [topic] });
+        y.send({ type: 'ping' });
+        await new Promise<void>((resolve) => y.on('message', (m: Record<string, unknown>) => { if (m['type'] === 'pong') resolve(); }));
+        // Odd spacing, a forged clients and a __proto__ key: all passed on as sent; the count is the hub's.
+        const text = `{ "clients" : 999, "type":"publish", "topic":${JSON.stringify(topic)}, "data":{"__proto__":{"x":1},"s":"\u00e9\\u0000"}, "clients":-1 }\n\t `;
+        const echo = new Promise<string>((resolve) => a.ws.once('message', (d) => resolve(d.toString())));
+        a.ws.send(text);
+        assert.equal(await echo, `${text.trimEnd().slice(0, -1)},"clients":2}`);
+        const m = await got;
+        assert.equal(m['clients'], 2);
+        assert.equal(m['topic'], topic);
+        assert.equal(JSON.stringify(m['data']), '{"__proto__":{"x":1},"s":"\u00e9\\u0000"}');
+        await a.next();
+      } finally {
+        y.destroy();
+        if (hadWebSocket) g.WebSocket = saved;
+        else delete g.WebSocket;
+        await a.close();
+      }
+    });
+
+    test('parseEnvelope and withClients: types, own properties only, whitespace', () => {
+      const p = (s: string, binary = false) => parseEnvelope(Buffer.from(s), binary, 8);
+      assert.deepEqual(p('{"type":"subscribe","topics":["a",1]}'), { ok: true, msg: { type: 'subscribe', topics: ['a', 1] } });
+      assert.deepEqual(p('{"__proto__":{"type":"ping"}}'), { ok: false, fault: 'unknown-type' });
+      assert.deepEqual(p('{"type":"publish","topic":{"toString":"x"}}'), { ok: false, fault: 'bad-field' });
+      assert.deepEqual(p('{"type":"publish","topic":"a","topic":7}'), { ok: false, fault: 'bad-field' }, 'the last duplicate wins, as for every receiver');
+      assert.deepEqual(p('{"type":"tutti-announce","topic":"a","title":"t","locked":"yes"}'), { ok: false, fault: 'bad-field' });
+      assert.deepEqual(parseEnvelope(Buffer.from([0x7b, 0xff, 0x7d]), true, 8), { ok: false, fault: 'not-utf8' });
+      assert.deepEqual(p('{"type":"ping"}', true), { ok: true, msg: { type: 'ping' } });
+      assert.deepEqual(p('[[[[[[[[[1]]]]]]]]]'), { ok: false, fault: 'too-deep' });
+      assert.deepEqual(p('"[[[[[[[[[[[[["'), { ok: false, fault: 'not-object' }, 'brackets in strings do not nest');
+      assert.equal(nestingDepth(Buffer.from('{"a":"\\"[[[","b":[[]]}'), 10), 3);
+      assert.equal(withClients(Buffer.from('{"type":"publish"} \r\n'), 3).toString(), '{"type":"publish","clients":3}');
+      assert.throws(() => withClients(Buffer.from('[1]'), 1));
+    });
+
+    test('checkOrigin and TUTTI_ALLOWED_ORIGINS parsing', () => {
+      const host = 'tutti.example.org';
+      assert.equal(checkOrigin('https://tutti.example.org', host, []).ok, true);
+      assert.equal(checkOrigin('https://TUTTI.example.org', 'Tutti.Example.org', []).ok, true);
+      assert.equal(checkOrigin('https://tutti.example.org:8443', host, []).ok, false, 'another port is another origin');
+      assert.equal(checkOrigin('https://other.example', host, []).ok, false);
+      assert.equal(checkOrigin('https://other.example', host, ['https://other.example']).ok, true);
+      assert.equal(checkOrigin('https://other.example', host, ['*']).ok, true);
+      assert.equal(checkOrigin('http://localhost:3000', host, []).ok, true);
+      assert.equal(checkOrigin('http://localhost.evil.example', host, []).ok, false);
+      assert.equal(checkOrigin('null', host, []).ok, false);
+      assert.equal(checkOrigin(undefined, host, []).ok, true);
+      assert.deepEqual(parseAllowedOrigins(' https://a.example , http://B.example:8080/,*,'), ['https://a.example', 'http://b.example:8080', '*']);
+      assert.deepEqual(parseAllowedOrigins('https://a.example:443'), ['https://a.example']);
+      for (const bad of ['a.example', 'https://a.example/path', 'ftp://a.example', 'https://a.example?x=1']) assert.throws(() => parseAllowedOrigins(bad), new RegExp(bad.replace(/[?.*/]/g, '\\$&')));
+    });
+
+    test('sockets per address and in total, topics in total and subscribers per topic', async () => {
+      await withHub({ maxSocketsPerAddress: 2, maxSockets: 3, maxTopics: 2, maxSubscribersPerTopic: 2 }, async (h) => {
+        const s = () => h.app.hub.snapshot();
+        const open = (localAddress: string) => connect({ localAddress }, h.url);
+        const a1 = await open('127.0.0.1');
+        const a2 = await open('127.0.0.1');
+        await assert.rejects(open('127.0.0.1'), /unexpected response 429/);
+        const b1 = await open('127.0.0.2');
+        await assert.rejects(open('127.0.0.3'), /unexpected response 503/);
+        assert.deepEqual({ sockets: s().sockets, addresses: s().addresses, refused: s().refused }, { sockets: 3, addresses: 2, refused: { origin: 0, 'per-address': 1, total: 1 } });
+        // Two subscribers per topic, two topics on the server: the rest is skipped, not fatal.
+        await a1.subscribe('t1', 't2', 't3');
+        await a2.subscribe('t1');
+        await b1.subscribe('t1', 't2');
+        assert.deepEqual({ topics: s().topics, t1: h.app.hub.subscribers('t1'), t2: h.app.hub.subscribers('t2') }, { topics: 2, t1: 2, t2: 2 });
+        assert.deepEqual([s().droppedBy['topics-full'], s().droppedBy['topic-full']], [1, 1]);
+        // b1 is not on t1, so it may not publish there.
+        b1.send({ type: 'publish', topic: 't1', data: 'x' });
+        assert.deepEqual(await b1.sync(), []);
+        assert.equal(s().droppedBy['not-subscribed'], 1);
+        // A freed slot is usable again.
+        await a2.close();
+        await waitFor(() => s().sockets === 2, 'a2 to go');
+        const a3 = await open('127.0.0.1');
+        await Promise.all([a1.close(), a3.close(), b1.close()]);
+        await waitFor(() => s().sockets === 0 && s().addresses === 0 && s().topics === 0, 'everything to drain');
+      });
+    });
+
+    test('a reader that stops reading is cut when its queue passes maxBufferedBytes; the others go on', async () => {
+      const maxBufferedBytes = 256 * 1024;
+      await withHub({ maxPayload: 64 * 1024, rateLimit: 10_000, byteRateLimit: 1 << 30, maxBufferedBytes }, async (h) => {
+        const topic = 'slow';
+        const slow = await connect({}, h.url);
+        const writer = await connect({}, h.url);
+        const other = await connect({}, h.url);
+        await slow.subscribe(topic);
+        await writer.subscribe(topic);
+        await other.subscribe(topic);
+        // Stop reading: the kernel buffers fill, then the hub's queue for `slow` grows.
+        (slow.ws as unknown as { _socket: { pause(): void } })._socket.pause();
+        const chunk = JSON.stringify({ type: 'publish', topic, data: 'x'.repeat(60 * 1024) });
+        let sent = 0;
+        while (h.app.hub.snapshot().closedBy['slow-reader'] === 0) {
+          assert.ok(sent < 2000, 'slow reader never cut (over 120 MB sent)');
+          for (let i = 0; i < 20; i++) writer.ws.send(chunk);
+          sent += 20;
+          await writer.sync(); // also drains the writer's own echoes
+          await other.sync();
+        }
+        assert.equal(h.app.hub.subscribers(topic), 2, 'only the slow reader went');
+        writer.send({ type: 'publish', topic, data: 'after' });
+        assert.deepEqual((await other.sync()).at(-1), { type: 'publish', topic, data: 'after', clients: 2 });
+        assert.equal(h.app.hub.snapshot().closedForAbuse, 1);
+        slow.ws.terminate();
+        await Promise.all([writer.close(), other.close()]);
+      });
+    });
+
+    test('liveness comes from pongs only: a chatty socket that never pongs is closed', async () => {
+      await withHub({ pingTimeoutMs: 300 }, async (h) => {
+        const chatty = new Peer(new WebSocket(h.url, { autoPong: false }));
+        await new Promise<void>((resolve) => chatty.ws.once('open', () => resolve()));
+        const steady = await connect({}, h.url);
+        const timer = setInterval(() => chatty.ws.readyState === WebSocket.OPEN && chatty.send({ type: 'ping' }), 50);
+        try {
+          await chatty.closedWithin(2000);
+        } finally {
+          clearInterval(timer);
+        }
+        assert.equal(h.app.hub.snapshot().closedBy['ping-timeout'], 1);
+        await sleep(400);
+        assert.equal(steady.ws.readyState, WebSocket.OPEN, 'a socket that answers pings stays');
+        await steady.close();
+      });
+    });
+
+    test('a handler that throws closes that socket only, with 1011, and is counted', async () => {
+      await withHub({}, async (h) => {
+        const a = await connect({}, h.url);
+        const b = await connect({}, h.url);
+        await a.subscribe('room');
+        await b.subscribe('room');
+        // Simulate a bug reached by one client's input: the next subscribe throws inside the hub.
+        const hub = h.app.hub as unknown as { subscribe: (...args: unknown[]) => void };
+        const real = hub.subscribe;
+        hub.subscribe = () => {
+          throw new Error('simulated handler bug');
+        };
+        const errors: unknown[][] = [];
+        const log = console.error;
+        console.error = (...args: unknown[]) => void errors.push(args);
+        try {
+          const bad = await connect({}, h.url);
+          bad.send({ type: 'subscribe', topics: ['x'] });
+          assert.equal((await bad.closedWithin(2000)).code, CloseCode.INTERNAL_ERROR);
+        } finally {
+          hub.subscribe = real;
+          console.error = log;
+        }
+        assert.equal(errors.length, 1, 'logged once');
+        assert.equal(h.app.hub.snapshot().closedBy['internal-error'], 1);
+        a.send({ type: 'publish', topic: 'room', data: 'still' });
+        assert.deepEqual(await b.next(), { type: 'publish', topic: 'room', data: 'still', clients: 2 });
+        await Promise.all([a.close(), b.close()]);
+      });
+    });
+
+    test('/healthz reports the limits in force, and PROTOCOL.md §3.3 documents every one with its default', async () => {
+      const body = (await (await fetch(`${httpBase}/healthz`)).json()) as { signaling: SignalingHealth };
+      assert.deepEqual(body.signaling.limits, { ...DEFAULT_SIGNALING_LIMITS, ...LIMITS, openRooms: true });
+      const doc = readFileSync(new URL('../../docs/PROTOCOL.md', import.meta.url), 'utf8');
+      const section = doc.slice(doc.indexOf('### 3.3'), doc.indexOf('### 3.4'));
+      for (const [key, value] of Object.entries(DEFAULT_SIGNALING_LIMITS)) {
+        const row = section.split('\n').find((l) => l.includes(`\`${key}\``));
+        assert.ok(row, `PROTOCOL.md §3.3 has a row for ${key}`);
+        assert.ok(row.replace(/[ ,_]/g, '').includes(String(value)) || row.includes(humanBytes(value)), `its row gives the default ${value}: ${row}`);
+      }
+    });
+  });
 });
+
+/** 65536 → '64 KiB', 1048576 → '1 MiB' (how PROTOCOL.md writes byte sizes). */
+function humanBytes(n: number): string {
+  if (n % (1024 * 1024) === 0) return `${n / (1024 * 1024)} MiB`;
+  if (n % 1024 === 0) return `${n / 1024} KiB`;
+  return String(n);
+}
