@@ -5,7 +5,7 @@
 
 import { defineConfig, type Plugin } from 'vite';
 import { VitePWA } from 'vite-plugin-pwa';
-import { clientConfigFromEnv } from './server/config.ts';
+import { clientConfigFromEnv, signalingFromEnv } from './server/config.ts';
 import { ISOLATION_HEADERS } from './server/http.ts';
 import { SignalingHub } from './server/signaling.ts';
 
@@ -13,7 +13,8 @@ function devServer(): Plugin {
   return {
     name: 'tutti-dev-server',
     configureServer(server) {
-      const hub = new SignalingHub();
+      // Same settings as `npm start` (TUTTI_ALLOWED_ORIGINS, TUTTI_OPEN_ROOMS) and the same limits.
+      const hub = new SignalingHub(signalingFromEnv(process.env));
       server.httpServer?.on('upgrade', (req, socket, head) => {
         if (req.url === '/signal') hub.handleUpgrade(req, socket, head);
       });
