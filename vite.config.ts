@@ -2,6 +2,8 @@
 // `npm start`, mounts the signaling hub at /signal and answers /config.json and /rooms, so `npm run dev` is a
 // complete app too. The build also emits the web manifest and the service worker
 // (vite-plugin-pwa, injectManifest: workers/sw/sw.ts with Workbox bundled, no CDN).
+// `--mode test` makes the test build instead (dist-test/): the same app with the test switches and
+// taps compiled in (__TUTTI_TEST__, src/shared/build-flags.d.ts). Every other mode is what users run.
 
 import { defineConfig, type Plugin } from 'vite';
 import { VitePWA } from 'vite-plugin-pwa';
@@ -35,7 +37,11 @@ function devServer(): Plugin {
 
 const THEME_COLOR = '#1d2733';
 
-export default defineConfig({
+/** `vite build --mode test`: the test build (npm run build:test). */
+const TEST_MODE = 'test';
+
+export default defineConfig(({ mode }) => ({
+  define: { __TUTTI_TEST__: JSON.stringify(mode === TEST_MODE) },
   plugins: [
     devServer(),
     VitePWA({
@@ -81,5 +87,6 @@ export default defineConfig({
   server: { headers: ISOLATION_HEADERS },
   preview: { headers: ISOLATION_HEADERS },
   worker: { format: 'es' },
-  build: { target: 'es2022', sourcemap: true },
-});
+  // Its own folder, so a test build can never be what `npm start` serves.
+  build: { target: 'es2022', sourcemap: true, outDir: mode === TEST_MODE ? 'dist-test' : 'dist' },
+}));

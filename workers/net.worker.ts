@@ -25,13 +25,11 @@ import {
   RedundancyHistory,
   Reject,
   decodeHeader,
-  decodedHash,
   encodeControl,
   encodePacket,
   floatToPcm16,
   newHeader,
   packetBytes,
-  payloadHash,
   quantumBytes,
   type PacketHeader,
 } from '../src/shared/wire.ts';
@@ -122,6 +120,8 @@ class NetWorker {
   private readonly controlView = new DataView(this.control.buffer);
   private readonly header = newHeader();
   private readonly redundancy = new RedundancyHistory();
+  /** Test build only: the switches of init.test, a Tap and a StreamResampler. In production these
+   * stay empty and every use below is behind `__TUTTI_TEST__`, so none of it is in the bundle. */
   private readonly tap: Tap | null;
   private readonly test: TestOptions;
   private readonly resampler: StreamResampler | null;
@@ -148,13 +148,11 @@ class NetWorker {
     this.depth = clampDepth(init.depth ?? DEFAULT_DEPTH);
     this.adaptive = init.adaptive;
     this.redundancy.frames = Math.max(0, Math.min(MAX_REDUNDANCY, Math.round(init.redundancy)));
-    this.test = init.test ?? {};
-    this.resampler = this.test.captureRatio && this.test.captureRatio !== 1 ? new StreamResampler(this.test.captureRatio) : null;
-    this.tap = this.test.tap ? new Tap() : null;
-    if (this.tap) {
-      this.tap.streamId = this.streamId;
-      self.__tuttiTap = this.tap;
-    }
+    // A production worker ignores init.test whoever sends it: the switches change what the room hears.
+    this.test = __TUTTI_TEST__ ? (init.test ?? {}) : {};
+    this.resampler = __TUTTI_TEST__ && this.test.captureRatio && this.test.captureRatio !== 1 ? new StreamResampler(this.test.captureRatio) : null;
+    this.tap = __TUTTI_TEST__ && this.test.tap ? new Tap(this.streamId) : null;
+    if (__TUTTI_TEST__ && this.tap) self.__tuttiTap = this.tap;
     this.wakeSeen = Atomics.load(this.cap.i32, CAP_I32.WAKE);
     this.armWake();
     this.timers = [
@@ -192,7 +190,7 @@ class NetWorker {
       backlog--;
       // The newest quantum was captured about now; older ones one quantum apart before it.
       const captureUs = now - Math.round(backlog * QUANTUM_MS * 1000);
-      if (this.resampler) {
+      if (__TUTTI_TEST__ && this.resampler) {
         // Test option: pretend our clock runs at captureRatio × ours (more or fewer frames).
         this.resampler.push(this.frame);
         while (this.resampler.pull(this.frame)) this.sendFrame(captureUs);
@@ -223,7 +221,7 @@ class NetWorker {
     const len = encodePacket(this.packet, this.packetView, this.frame, this.channels, this.streamId, this.seq, captureUs, this.redundancy);
     const flags = this.packet[HEADER.FLAGS]!;
     const extra = (flags & FLAG.REDUNDANCY_MASK) >> FLAG.REDUNDANCY_SHIFT;
-    const dropped = this.test.dropEvery !== undefined && this.test.dropEvery >= 2 && this.seq % this.test.dropEvery === 0;
+    const dropped = __TUTTI_TEST__ && this.test.dropEvery !== undefined && this.test.dropEvery >= 2 && this.seq % this.test.dropEvery === 0;
     let monoLen = 0;
     for (let i = 0; i < peers.length; i++) {
       const p = peers[i]!;
@@ -247,8 +245,8 @@ class NetWorker {
         this.packet[HEADER.FLAGS] = flags;
         continue;
       }
-      if (this.test.delayMs || this.test.jitterMs) {
-        // Test option: a fixed plus a random delay per packet (allocates; never set outside tests).
+      if (__TUTTI_TEST__ && (this.test.delayMs || this.test.jitterMs)) {
+        // Test option: a fixed plus a random delay per packet (allocates; test build only).
         const copy = bytes.slice();
         setTimeout(() => ch.readyState === 'open' && ch.send(copy), (this.test.delayMs ?? 0) + Math.random() * (this.test.jitterMs ?? 0));
       } else {
@@ -257,12 +255,7 @@ class NetWorker {
       this.packet[HEADER.FLAGS] = flags;
       this.bytesOut += n;
     }
-    if (this.tap) {
-      const silent = (this.packet[HEADER.FLAGS]! & FLAG.SILENT) !== 0;
-      this.tap.sent.record(this.seq, payloadHash(this.packet, silent ? len : HEADER.SIZE + quantumBytes(this.channels)));
-      const sig = this.tap.sentSignal;
-      for (let f = 0; f < 128; f++) sig[this.tap.sentSignalLength++ % sig.length] = this.frame[2 * f]!;
-    }
+    if (__TUTTI_TEST__ && this.tap) this.tap.onSent(this.seq, this.packet, len, this.channels, this.frame);
     this.seq = seqAdd(this.seq, 1);
     this.sent++;
   }
@@ -342,9 +335,9 @@ class NetWorker {
       }
       if (this.trace) this.trace.add(peer.id, h.sequence, arrivalMs, h.captureTimeUs / 1000);
       if (arrival === Arrival.ON_TIME || arrival === Arrival.RESYNC) {
-        if (this.tap) {
+        if (__TUTTI_TEST__ && this.tap) {
           const offset = this.play.samples(peer.writer.peer, slotOf(h.sequence));
-          this.tap.log(peer.id).record(h.sequence, decodedHash(this.play.f32, offset, h.channels, (h.flags & FLAG.SILENT) !== 0));
+          this.tap.onDecoded(peer.id, h.sequence, this.play.f32, offset, h.channels, (h.flags & FLAG.SILENT) !== 0);
         }
       }
     } catch (err) {
@@ -595,7 +588,7 @@ self.onmessage = (ev: MessageEvent<ToWorker>) => {
   switch (msg.type) {
     case 'init':
       worker = new NetWorker(msg);
-      self.__tuttiWorker = worker;
+      if (__TUTTI_TEST__) self.__tuttiWorker = worker; // debugState() for the tests; no global in production
       post({ type: 'ready', wake: 'waitAsync' });
       break;
     case 'add-peer':

@@ -1,8 +1,16 @@
 // Test tap of the network worker: records a hash per encoded and per decoded frame so the
-// end-to-end tests can prove bit-exactness between two browsers. Enabled only by the `test.tap`
-// init option; the test reads it with Playwright's worker.evaluate(), never through the page.
+// end-to-end tests can prove bit-exactness between two browsers, and the decoded PCM of the last
+// seconds per peer so a test can compare what a production sender (which has no tap) sent with
+// the WAV it was fed. Exists only in the test build (net.worker.ts creates it behind
+// `__TUTTI_TEST__` and the `test.tap` init option); the test reads it with Playwright's
+// worker.evaluate(), never through the page.
+
+import { QUANTUM_FRAMES, QUANTUM_SAMPLES } from '../src/shared/constants.ts';
+import { FLAG, HEADER, decodedHash, floatToPcm16, payloadHash, quantumBytes } from '../src/shared/wire.ts';
 
 const CAPACITY = 375 * 120; // two minutes of frames per stream
+/** Decoded quanta kept per peer for `pcm`: the last six seconds (1.2 MB per peer). */
+const PCM_QUANTA = 375 * 6;
 
 export class FrameLog {
   readonly seqs = new Uint32Array(CAPACITY);
@@ -20,16 +28,75 @@ export class FrameLog {
   }
 }
 
+/**
+ * The most recent PCM_QUANTA decoded quanta of one peer as PCM16, stereo interleaved (a mono
+ * sender's samples twice), with their sequences, in arrival order. A circular buffer: the test
+ * reads the newest seconds whenever it likes.
+ */
+export class PcmLog {
+  readonly seqs = new Uint32Array(PCM_QUANTA);
+  readonly pcm = new Int16Array(PCM_QUANTA * QUANTUM_SAMPLES);
+  /** Quanta recorded since the start (the buffer holds the last min(count, PCM_QUANTA)). */
+  count = 0;
+  record(seq: number, src: Float32Array, offset: number): void {
+    const i = this.count % PCM_QUANTA;
+    this.seqs[i] = seq;
+    const base = i * QUANTUM_SAMPLES;
+    for (let k = 0; k < QUANTUM_SAMPLES; k++) this.pcm[base + k] = floatToPcm16(src[offset + k]!);
+    this.count++;
+  }
+  /** Oldest first. `pcm` holds QUANTUM_SAMPLES values per entry of `seqs`. */
+  toJSON(): { seqs: number[]; pcm: number[] } {
+    const n = Math.min(this.count, PCM_QUANTA);
+    const start = this.count - n;
+    const seqs: number[] = [];
+    const pcm: number[] = [];
+    for (let j = 0; j < n; j++) {
+      const i = (start + j) % PCM_QUANTA;
+      seqs.push(this.seqs[i]!);
+      const q = this.pcm.subarray(i * QUANTUM_SAMPLES, (i + 1) * QUANTUM_SAMPLES);
+      for (let k = 0; k < QUANTUM_SAMPLES; k++) pcm.push(q[k]!);
+    }
+    return { seqs, pcm };
+  }
+}
+
 export class Tap {
   readonly sent = new FrameLog();
   readonly received = new Map<string, FrameLog>();
+  /** Decoded PCM per peer (the last seconds). */
+  readonly pcm = new Map<string, PcmLog>();
   /** The most recent second of the sent signal's left channel (circular), to check the capture is the test's WAV. */
   readonly sentSignal = new Float32Array(48_000);
   sentSignalLength = 0;
-  streamId = 0;
+  constructor(readonly streamId: number) {}
+
   log(peerId: string): FrameLog {
     let l = this.received.get(peerId);
     if (!l) this.received.set(peerId, (l = new FrameLog()));
     return l;
+  }
+
+  pcmLog(peerId: string): PcmLog {
+    let l = this.pcm.get(peerId);
+    if (!l) this.pcm.set(peerId, (l = new PcmLog()));
+    return l;
+  }
+
+  /**
+   * One frame sent: `packet` as encoded (`length` bytes, the full-copy packet), `frame` the stereo
+   * bus it was encoded from. Hashes only the current quantum, not the redundant copies after it.
+   */
+  onSent(seq: number, packet: Uint8Array, length: number, channels: 1 | 2, frame: Float32Array): void {
+    const silent = (packet[HEADER.FLAGS]! & FLAG.SILENT) !== 0;
+    this.sent.record(seq, payloadHash(packet, silent ? length : HEADER.SIZE + quantumBytes(channels)));
+    const sig = this.sentSignal;
+    for (let f = 0; f < QUANTUM_FRAMES; f++) sig[this.sentSignalLength++ % sig.length] = frame[2 * f]!;
+  }
+
+  /** One frame of `peerId` decoded into shared memory at `offset` of `f32` (stereo interleaved). */
+  onDecoded(peerId: string, seq: number, f32: Float32Array, offset: number, channels: number, silent: boolean): void {
+    this.log(peerId).record(seq, decodedHash(f32, offset, channels, silent));
+    this.pcmLog(peerId).record(seq, f32, offset);
   }
 }

@@ -1,5 +1,6 @@
 // Test switches read from the page URL (`?test=tap&dropEvery=10&delayMs=30&jitterMs=10&captureRatio=1.001`),
 // passed to the network worker at start. Only the browser tests set them; the UI never does.
+// Called only behind `__TUTTI_TEST__`, so it exists in the test build (dist-test/) alone.
 
 import type { TestOptions } from '../shared/worker-protocol.ts';
 

@@ -193,7 +193,9 @@ export class TuttiApp extends LitElement {
     const remote = this.remoteOf !== undefined;
     let engine: AudioEngine | undefined;
     try {
-      const test = testOptionsFromUrl(params);
+      // Test switches in the address act only in the test build; in what users run this is a
+      // constant null and the parser is not in the bundle (a shared link cannot change audio).
+      const test = __TUTTI_TEST__ ? testOptionsFromUrl(params) : null;
       if (!remote) {
         engine = await AudioEngine.start({
           channels: this.channels,

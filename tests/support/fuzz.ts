@@ -491,6 +491,9 @@ function loadWorker(): Promise<FakeSelf> {
   workerModule ??= (async () => {
     const fake: FakeSelf = { onmessage: null, postMessage: (m) => lastPosted(m) };
     (globalThis as unknown as { self: FakeSelf }).self = fake;
+    // The worker's source as the test build has it (Vite's define is not applied here): the run
+    // reads self.__tuttiWorker.debugState(), which only the test build exposes.
+    (globalThis as unknown as { __TUTTI_TEST__: boolean }).__TUTTI_TEST__ = true;
     const url = new URL('../../workers/net.worker.ts', import.meta.url).href;
     await import(url);
     if (!fake.onmessage) throw new Error('net.worker.ts did not install self.onmessage');
