@@ -20,7 +20,7 @@ const tmp = join(import.meta.dirname, '..', '.tmp');
 
 let server: RunningServer;
 test.beforeAll(async () => {
-  server = await startServer();
+  server = await startServer({ build: 'test' }); // debugState() is the test build's
 });
 test.afterAll(async () => {
   await server?.close();

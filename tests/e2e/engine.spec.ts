@@ -1,5 +1,7 @@
 // The audio engine between real browsers: separate Chromium processes, each fed its own WAV as
-// the microphone, join one room through the UI and must hear each other bit-exactly.
+// the microphone, join one room through the UI and must hear each other bit-exactly. The first
+// tests compare the taps of two test-build pages; the last proves the same of the production
+// build, which has no tap: its stream, received by a test-build page, is its input verbatim.
 
 import { expect, test, type Page } from '@playwright/test';
 import { mkdirSync } from 'node:fs';
@@ -7,7 +9,10 @@ import { join } from 'node:path';
 import { installAudit, readAudit } from '../support/audit.ts';
 import { joinRoom, launchPeer, netWorker, type PeerBrowser } from '../support/browsers.ts';
 import { startServer, type RunningServer } from '../support/server.ts';
-import { FRAMES_PER_SECOND, stats, waitForPeers } from '../support/stats.ts';
+import { FRAMES_PER_SECOND, delta, onlyPeer, stats, waitForPeers } from '../support/stats.ts';
+import { feedExactInput } from '../support/exact-input.ts';
+import { readPcm, workerGlobals } from '../support/taps.ts';
+import { matchWav, readWavPcm } from '../support/wav-match.ts';
 import { tonePower, writeToneWav, zeroCrossingHz } from '../support/wav.ts';
 
 const tmp = join(import.meta.dirname, '..', '.tmp');
@@ -20,7 +25,9 @@ test.beforeAll(async () => {
   wav.a = writeToneWav(join(tmp, 'peer-a.wav'), { leftHz: 440, rightHz: 660, seconds: 5 });
   wav.b = writeToneWav(join(tmp, 'peer-b.wav'), { leftHz: 1000, rightHz: 1250, seconds: 5 });
   wav.c = writeToneWav(join(tmp, 'peer-c.wav'), { leftHz: 2000, rightHz: 2000, seconds: 5 });
-  server = await startServer();
+  // Both builds, one hub: the first tests read taps (test build, server.url); the last sends from
+  // the production build (server.urls.production) into a test-build receiver.
+  server = await startServer({ build: ['test', 'production'] });
 });
 test.afterAll(async () => {
   await server?.close();
@@ -204,6 +211,48 @@ test('a third peer (sending mono) is mixed in, bit-exact; a peer that leaves fre
     expect(after.slotStates.filter((x) => x !== 0).length).toBe(1); // only Bob's slot is not FREE
     await expect(a.page.locator('tutti-peer-strip')).toHaveCount(1);
     await waitForPeers(a.page, 1);
+  } finally {
+    await Promise.all(peers.map((p) => p.close()));
+  }
+});
+
+test('production build: a production sender\'s stream is bit-exact at a test-build receiver (its input sample for sample, no gap), and a production receiver gets every frame', async () => {
+  const peers: PeerBrowser[] = [];
+  try {
+    const a = await launchPeer({ wav: wav.a }); // production: no tap, no debug globals
+    const b = await launchPeer({ wav: wav.b }); // test build with a tap
+    peers.push(a, b);
+    // A's input is peer-a.wav exactly (the fake device is not bit-exact): then every quantum A
+    // sends is known without a tap on A.
+    await feedExactInput(a.page, wav.a);
+    await joinRoom(a.page, server.urls.production!, 'prod-duo', 'Alice', { query: '' });
+    await joinRoom(b.page, server.url, 'prod-duo', 'Bob');
+    await waitForPeers(a.page, 1);
+    await waitForPeers(b.page, 1);
+    expect(await workerGlobals(a.page), 'the production worker exposes no tap and no debug hook').toEqual({ tap: false, worker: false });
+    await a.page.waitForTimeout(2000);
+
+    const before = [await onlyPeer(a.page), await onlyPeer(b.page)];
+    await a.page.waitForTimeout(6500); // the tap keeps the last 6 s of decoded PCM
+    const after = [await onlyPeer(a.page), await onlyPeer(b.page)];
+    const pcm = await readPcm(b.page);
+    const logs = Object.values(pcm.received);
+    expect(logs.length).toBe(1);
+    const m = matchWav(readWavPcm(wav.a), logs[0]!);
+    console.log(`A→B against peer-a.wav: ${JSON.stringify(m)}`);
+
+    for (let i = 0; i < 2; i++) {
+      const d = delta(before[i]!, after[i]!);
+      console.log(`${i ? 'B (test build) from A (production)' : 'A (production) from B'}: +${d.received} frames, late ${d.late}, lost ${d.lost}, recovered ${d.recovered}, rejected ${d.rejected}`);
+      // Stats come at 1 Hz: two readings 6.5 s apart are at least 6 whole seconds apart.
+      expect(d.received, 'frames received in 6.5 s').toBeGreaterThan(FRAMES_PER_SECOND * 6 * 0.95);
+      expect(d.late + d.lost + d.rejected).toBe(0);
+    }
+
+    expect(m.quanta).toBeGreaterThan(FRAMES_PER_SECOND * 5);
+    expect(m.gaps + m.repeats + m.silent).toBe(0);
+    expect(m.verbatim, `every quantum is the WAV, sample for sample: ${m.misses.join('; ')}`).toBe(m.quanta);
+    expect(m.continued, 'each quantum the input\'s next 128 frames').toBeGreaterThan(m.quanta * 0.99);
   } finally {
     await Promise.all(peers.map((p) => p.close()));
   }

@@ -9,7 +9,8 @@ import { startServer } from '../support/server.ts';
 import { stats } from '../support/stats.ts';
 import { roomSuite } from '../support/suite.ts';
 
-const suite = roomSuite('room');
+// The test build: the password test counts the peers the network worker owns (debugState).
+const suite = roomSuite('room', { build: 'test' });
 const { wav, launch } = suite;
 
 /** Peers whose audio frames arrive at (nearly) full rate in this page's network worker. */

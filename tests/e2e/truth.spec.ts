@@ -7,7 +7,8 @@ import { joinRoom, setRedundancy } from '../support/browsers.ts';
 import { delta, onlyPeer, stats, waitForPeers } from '../support/stats.ts';
 import { roomSuite } from '../support/suite.ts';
 
-const suite = roomSuite('truth');
+// The test build: only it reads the test options in the URL.
+const suite = roomSuite('truth', { build: 'test' });
 
 /** Alice joins with `aliceQuery` (test options), Bob plainly; both wait for full-rate audio. */
 async function duo(room: string, aliceQuery: string): Promise<{ a: Page; b: Page }> {

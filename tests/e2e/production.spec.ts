@@ -1,0 +1,130 @@
+// What users run ignores test switches (issue 10, part 2). The production bundle (dist/, `npm run
+// build`) is checked for the switches' code, then a production page opened with a link full of
+// them must send exactly what it would without: a test-build receiver's tap sees every sequence,
+// each quantum the sender's known input sample for sample, at normal latency. A test-build sender
+// with the same link, in the same room, shows that each check would see the switches if they acted.
+
+import { expect, test, type Page } from '@playwright/test';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { PeerStats } from '../../src/shared/worker-protocol.ts';
+import { joinRoom, launchPeer, type PeerBrowser } from '../support/browsers.ts';
+import { feedExactInput } from '../support/exact-input.ts';
+import { BUILD_ROOT, startServer, type RunningServer } from '../support/server.ts';
+import { FRAMES_PER_SECOND, delta, stats } from '../support/stats.ts';
+import { TEST_TMP } from '../support/suite.ts';
+import { readPcm, workerGlobals } from '../support/taps.ts';
+import { matchWav, readWavPcm } from '../support/wav-match.ts';
+import { writeToneWav } from '../support/wav.ts';
+
+/** The names the before-stop hook greps dist/assets/*.js for: the switches and the worker's debug globals. */
+const TEST_ONLY = /dropEvery|captureRatio|__tuttiTap|__tuttiWorker/;
+/** The link of the issue, plus the tap and a jitter: every switch the test build knows. */
+const HOSTILE_QUERY = 'test=tap&dropEvery=2&delayMs=900&jitterMs=50&captureRatio=1.01';
+
+function bundles(build: 'production' | 'test'): { name: string; js: string }[] {
+  const dir = join(BUILD_ROOT[build], 'assets');
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.js'))
+    .map((name) => ({ name, js: readFileSync(join(dir, name), 'utf8') }));
+}
+
+test('the production bundle holds no test-switch code; the test bundle does (the check is not vacuous)', () => {
+  const prod = bundles('production');
+  const testBuild = bundles('test');
+  // The page and the network worker are where the switches were read and acted on.
+  for (const files of [prod, testBuild]) {
+    expect(files.some((f) => f.name.startsWith('index-'))).toBe(true);
+    expect(files.some((f) => f.name.startsWith('net.worker-'))).toBe(true);
+  }
+  const leaks = prod.filter((f) => TEST_ONLY.test(f.js)).map((f) => `${f.name}: ${f.js.match(TEST_ONLY)![0]}`);
+  expect(leaks, 'dist/assets/*.js must not mention a test switch or debug global').toEqual([]);
+  const carriers = testBuild.filter((f) => TEST_ONLY.test(f.js)).map((f) => f.name.replace(/-[^-]+\.js$/, ''));
+  expect(carriers.sort()).toEqual(['index', 'net.worker']);
+});
+
+let server: RunningServer;
+const wav = { prod: '', control: '', receiver: '' };
+test.beforeAll(async () => {
+  mkdirSync(TEST_TMP, { recursive: true });
+  wav.prod = writeToneWav(join(TEST_TMP, 'production-prod.wav'), { leftHz: 440, rightHz: 660, seconds: 5 });
+  wav.control = writeToneWav(join(TEST_TMP, 'production-control.wav'), { leftHz: 1000, rightHz: 1250, seconds: 5 });
+  wav.receiver = writeToneWav(join(TEST_TMP, 'production-receiver.wav'), { leftHz: 2000, rightHz: 2000, seconds: 5 });
+  server = await startServer({ build: ['test', 'production'] });
+});
+test.afterAll(async () => {
+  await server?.close();
+});
+
+/** `count` remote streams arrive at `page` (at any rate: the control sender drops half its frames). */
+async function waitForStreams(page: Page, count: number): Promise<void> {
+  await expect
+    .poll(async () => ((await stats(page))?.peers ?? []).filter((p) => p.channelState === 'open' && p.framesPerSecond > 100).length, { timeout: 30_000, intervals: [250] })
+    .toBe(count);
+}
+
+async function peerStats(page: Page): Promise<Map<string, PeerStats>> {
+  return new Map(((await stats(page))?.peers ?? []).map((p) => [p.peerId, p]));
+}
+
+test(`a production page opened with ?${HOSTILE_QUERY} sends exactly what it would without them`, async () => {
+  const peers: PeerBrowser[] = [];
+  try {
+    const prod = await launchPeer({ wav: wav.prod });
+    const control = await launchPeer({ wav: wav.control });
+    const receiver = await launchPeer({ wav: wav.receiver });
+    peers.push(prod, control, receiver);
+    // Both senders' inputs known sample for sample (exact-input.ts: the fake device is not).
+    await feedExactInput(prod.page, wav.prod);
+    await feedExactInput(control.page, wav.control);
+    await joinRoom(receiver.page, server.url, 'hostile-link', 'Receiver');
+    await joinRoom(prod.page, server.urls.production!, 'hostile-link', 'Production', { query: HOSTILE_QUERY });
+    await joinRoom(control.page, server.url, 'hostile-link', 'Control', { query: HOSTILE_QUERY });
+    await waitForStreams(receiver.page, 2);
+    expect(await workerGlobals(prod.page), 'no tap and no debug hook on the production worker, even with ?test=tap').toEqual({ tap: false, worker: false });
+    expect(await workerGlobals(control.page)).toEqual({ tap: true, worker: true });
+    await receiver.page.waitForTimeout(2500); // past the control's 900 ms hold and the depth settling
+
+    const before = await peerStats(receiver.page);
+    await receiver.page.waitForTimeout(6500); // the tap keeps the last 6 s of decoded PCM
+    const after = await peerStats(receiver.page);
+    const pcm = await readPcm(receiver.page);
+    const controlSent = new Set((await readPcm(control.page)).sentSeqs);
+
+    // The control's stream is the one whose sequences its own tap recorded sending.
+    const ids = Object.keys(pcm.received);
+    expect(ids.length).toBe(2);
+    const controlId = ids.find((id) => pcm.received[id]!.seqs.some((s) => controlSent.has(s)));
+    const prodId = ids.find((id) => id !== controlId);
+    expect(controlId, 'the receiver decoded the control sender').toBeDefined();
+    const judge = (id: string, file: string) => {
+      const m = matchWav(readWavPcm(file), pcm.received[id]!);
+      const d = delta(before.get(id)!, after.get(id)!);
+      const latency = after.get(id)!.latencyMs;
+      return { m, d, latency };
+    };
+    const p = judge(prodId!, wav.prod);
+    const c = judge(controlId!, wav.control);
+    for (const [name, r] of [['production', p], ['control (test build)', c]] as const) {
+      console.log(`${name}: ${JSON.stringify(r.m)}; +${r.d.received} received, ${r.d.recovered} recovered, late ${r.d.late}, lost ${r.d.lost}; latency ${JSON.stringify(r.latency)} ms`);
+    }
+
+    // Production: every sequence, each quantum its input verbatim and continuing the last, nothing
+    // needed a redundant copy, and no 900 ms in the latency.
+    expect(p.m.quanta).toBeGreaterThan(FRAMES_PER_SECOND * 5);
+    expect(p.m.gaps + p.m.repeats + p.m.silent, 'no sequence missing (dropEvery), none repeated, no silence').toBe(0);
+    expect(p.m.verbatim, `every quantum is the input, sample for sample (captureRatio resamples): ${p.m.misses.join('; ')}`).toBe(p.m.quanta);
+    expect(p.m.continued).toBeGreaterThan(p.m.quanta * 0.99);
+    expect(p.d.received).toBeGreaterThan(FRAMES_PER_SECOND * 6 * 0.95);
+    expect(p.d.recovered + p.d.late + p.d.lost + p.d.rejected).toBe(0);
+    expect(p.latency, 'latency measured').not.toBeNull();
+    expect(p.latency!.p50, 'latency p50 (delayMs=900 would add 900 ms)').toBeLessThan(300);
+
+    // The same link on the test build: each switch shows in the figures above.
+    expect(c.m.gaps, 'dropEvery=2: half the sequences never arrive as their own packet').toBeGreaterThan(c.m.quanta * 0.8);
+    expect(c.m.verbatim, 'captureRatio=1.01: resampled quanta match the input nowhere').toBeLessThan(c.m.quanta * 0.05);
+    expect(c.latency!.p50, 'delayMs=900').toBeGreaterThan(900);
+  } finally {
+    await Promise.all(peers.map((p) => p.close()));
+  }
+});

@@ -1,0 +1,32 @@
+// Reading a test-build page's network-worker tap (workers/tap.ts) from Playwright, in the worker
+// itself (worker.evaluate), never through the page. Only the test build has a tap.
+
+import type { Page } from '@playwright/test';
+import { netWorker } from './browsers.ts';
+import type { PcmQuanta } from './wav-match.ts';
+
+/** The decoded PCM of the last seconds, per remote peer id, and the sequences this page sent. */
+export interface PcmSnapshot {
+  received: Record<string, PcmQuanta>;
+  sentSeqs: number[];
+}
+
+export async function readPcm(page: Page): Promise<PcmSnapshot> {
+  const w = await netWorker(page);
+  return w.evaluate(() => {
+    const t = (self as unknown as { __tuttiTap?: import('../../workers/tap.ts').Tap }).__tuttiTap;
+    if (!t) throw new Error('no __tuttiTap: not the test build, or opened without ?test=tap');
+    const received: Record<string, { seqs: number[]; pcm: number[] }> = {};
+    for (const [id, log] of t.pcm) received[id] = log.toJSON();
+    return { received, sentSeqs: t.sent.toJSON().seqs };
+  });
+}
+
+/** What the page's network worker has on its global: the test build's debug hooks, or nothing. */
+export async function workerGlobals(page: Page): Promise<{ tap: boolean; worker: boolean }> {
+  const w = await netWorker(page);
+  return w.evaluate(() => {
+    const g = self as unknown as Record<string, unknown>;
+    return { tap: g['__tuttiTap'] !== undefined, worker: g['__tuttiWorker'] !== undefined };
+  });
+}

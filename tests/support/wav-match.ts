@@ -1,0 +1,117 @@
+// Checks a received stream against the WAV its sender was fed as the microphone, sample for
+// sample: the way to prove bit-exactness for a sender that has no tap (the production build).
+// Chromium loops the file; where its fake capture device glitches the stream jumps to another
+// point of the file, so every quantum is looked up on its own and continuity is counted apart.
+
+import { readFileSync } from 'node:fs';
+import { QUANTUM_FRAMES, QUANTUM_SAMPLES } from '../../src/shared/constants.ts';
+import { seqDiff } from '../../src/shared/seq.ts';
+
+/** The samples of a 16-bit stereo PCM WAV file (as wav.ts writes them: a 44-byte header), interleaved. */
+export function readWavPcm(path: string): Int16Array {
+  return wavPcm(readFileSync(path), path);
+}
+
+export function wavPcm(buf: Buffer, name = 'WAV'): Int16Array {
+  if (buf.toString('ascii', 0, 4) !== 'RIFF' || buf.toString('ascii', 36, 40) !== 'data' || buf.readUInt16LE(22) !== 2 || buf.readUInt16LE(34) !== 16) {
+    throw new Error(`${name}: not a 16-bit stereo WAV with a plain 44-byte header`);
+  }
+  const bytes = buf.readUInt32LE(40);
+  const out = new Int16Array(bytes / 2);
+  for (let i = 0; i < out.length; i++) out[i] = buf.readInt16LE(44 + 2 * i);
+  return out;
+}
+
+/** Received quanta in arrival order: `pcm` holds QUANTUM_SAMPLES (stereo interleaved) per sequence. */
+export interface PcmQuanta {
+  seqs: readonly number[];
+  pcm: ArrayLike<number>;
+}
+
+export interface WavMatch {
+  /** Distinct sequences received. */
+  quanta: number;
+  /** Sequences missing between the first and the last received one. */
+  gaps: number;
+  /** Sequences received more than once. */
+  repeats: number;
+  /** All-zero quanta (the microphone before it starts, or a muted sender); not looked up. */
+  silent: number;
+  /** Non-silent quanta equal, sample for sample, to QUANTUM_FRAMES consecutive frames of the (looped) WAV. */
+  verbatim: number;
+  /** Verbatim quanta that are the very frames after the previous sequence's (no glitch, no resampling between). */
+  continued: number;
+  /** Sequence, and first differing sample against the closest candidate, of up to 5 non-verbatim quanta (for the log). */
+  misses: string[];
+}
+
+/**
+ * Every received quantum, in sequence order, looked up in `wav` (interleaved stereo, looped).
+ * A quantum matches only if all its QUANTUM_SAMPLES samples are equal: a resampled, re-gained or
+ * re-quantised stream matches (almost) nowhere.
+ */
+export function matchWav(wav: Int16Array, received: PcmQuanta): WavMatch {
+  const frames = wav.length / 2;
+  const at = (frame: number, k: number): number => wav[(2 * ((frame + (k >> 1)) % frames)) + (k & 1)]!;
+  // Index every start frame by its first four frames; candidates are then checked in full.
+  const KEY_SAMPLES = 8;
+  const keyOf = (get: (k: number) => number): string => {
+    let s = '';
+    for (let k = 0; k < KEY_SAMPLES; k++) s += `${get(k)},`;
+    return s;
+  };
+  const index = new Map<string, number[]>();
+  for (let f = 0; f < frames; f++) {
+    const key = keyOf((k) => at(f, k));
+    const list = index.get(key);
+    if (list) list.push(f);
+    else index.set(key, [f]);
+  }
+
+  // Sequence order (wrap-safe), one entry per sequence.
+  const bySeq = new Map<number, number>();
+  let repeats = 0;
+  received.seqs.forEach((s, i) => {
+    if (bySeq.has(s)) repeats++;
+    else bySeq.set(s, i);
+  });
+  const first = received.seqs[0] ?? 0;
+  const order = [...bySeq.keys()].sort((a, b) => seqDiff(a, first) - seqDiff(b, first));
+  const span = order.length ? seqDiff(order[order.length - 1]!, order[0]!) + 1 : 0;
+
+  const r: WavMatch = { quanta: order.length, gaps: span - order.length, repeats, silent: 0, verbatim: 0, continued: 0, misses: [] };
+  let prevSeq: number | null = null;
+  let prevFrame: number | null = null;
+  for (const seq of order) {
+    const base = bySeq.get(seq)! * QUANTUM_SAMPLES;
+    const sample = (k: number): number => received.pcm[base + k]!;
+    let silent = true;
+    for (let k = 0; k < QUANTUM_SAMPLES && silent; k++) if (sample(k) !== 0) silent = false;
+    const follows = prevSeq !== null && seqDiff(seq, prevSeq) === 1;
+    prevSeq = seq;
+    if (silent) {
+      r.silent++;
+      prevFrame = null;
+      continue;
+    }
+    const equalAt = (f: number): boolean => {
+      for (let k = 0; k < QUANTUM_SAMPLES; k++) if (sample(k) !== at(f, k)) return false;
+      return true;
+    };
+    // The frames after the previous quantum's first (a periodic tone matches at many offsets).
+    const next: number | null = follows && prevFrame !== null ? (prevFrame + QUANTUM_FRAMES) % frames : null;
+    let found: number | null = next !== null && equalAt(next) ? next : null;
+    if (found !== null) r.continued++;
+    else found = (index.get(keyOf(sample)) ?? []).find(equalAt) ?? null;
+    if (found !== null) r.verbatim++;
+    else if (r.misses.length < 5) r.misses.push(describeMiss(seq, sample, at, next ?? (index.get(keyOf(sample)) ?? [])[0] ?? null));
+    prevFrame = found;
+  }
+  return r;
+}
+
+function describeMiss(seq: number, sample: (k: number) => number, at: (f: number, k: number) => number, frame: number | null): string {
+  if (frame === null) return `seq ${seq}: no WAV frame starts like it (first samples ${[0, 1, 2, 3].map(sample).join(', ')})`;
+  for (let k = 0; k < QUANTUM_SAMPLES; k++) if (sample(k) !== at(frame, k)) return `seq ${seq}: sample ${k} is ${sample(k)}, WAV frame ${frame} has ${at(frame, k)}`;
+  return `seq ${seq}: equal at ${frame}`;
+}

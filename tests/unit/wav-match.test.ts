@@ -1,0 +1,98 @@
+// The WAV comparison that proves a production sender bit-exact (tests/support/wav-match.ts) must
+// see each test switch if it acted: a dropped frame, a resampled stream, one LSB off, a splice.
+// Streams are made here as the network worker would send them (float quanta → floatToPcm16).
+
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { QUANTUM_FRAMES, QUANTUM_SAMPLES } from '../../src/shared/constants.ts';
+import { floatToPcm16 } from '../../src/shared/wire.ts';
+import { StreamResampler } from '../../workers/stream-resampler.ts';
+import { matchWav, wavPcm, type PcmQuanta } from '../support/wav-match.ts';
+import { toneWav } from '../support/wav.ts';
+
+const wav = wavPcm(toneWav({ leftHz: 440, rightHz: 660, seconds: 5 }));
+const FRAMES = wav.length / 2;
+/** Sequences start just before the 2^32 wrap: the comparison must order across it. */
+const FIRST_SEQ = 2 ** 32 - 40;
+const N = 400;
+
+/** `n` float quanta of the looped WAV from frame `start`, as the capture worklet delivers them. */
+function captured(start: number, n: number): Float32Array[] {
+  return Array.from({ length: n }, (_, q) => {
+    const f = new Float32Array(QUANTUM_SAMPLES);
+    for (let k = 0; k < QUANTUM_SAMPLES; k++) f[k] = wav[2 * ((start + q * QUANTUM_FRAMES + (k >> 1)) % FRAMES) + (k & 1)]! / 32768;
+    return f;
+  });
+}
+
+/** Quanta as the tap records them (PCM16), one sequence each, skipping `drop(i)`. */
+function received(quanta: Float32Array[], drop: (i: number) => boolean = () => false): PcmQuanta {
+  const seqs: number[] = [];
+  const pcm: number[] = [];
+  quanta.forEach((q, i) => {
+    if (drop(i)) return;
+    seqs.push((FIRST_SEQ + i) >>> 0);
+    for (const x of q) pcm.push(floatToPcm16(x));
+  });
+  return { seqs, pcm };
+}
+
+describe('matchWav (bit-exactness against the sender\'s input)', () => {
+  it('an exact stream matches every quantum, in sequence across the 2^32 wrap, continuing the input', () => {
+    const m = matchWav(wav, received(captured(1000, N)));
+    assert.equal(m.quanta, N);
+    assert.equal(m.gaps, 0);
+    assert.equal(m.verbatim, N);
+    // The first quantum has no predecessor; a periodic tone may also place it at an alias offset.
+    assert.ok(m.continued >= N - 2, `continued ${m.continued}`);
+  });
+
+  it('the loop point of the file is continuous too', () => {
+    const m = matchWav(wav, received(captured(FRAMES - 10 * QUANTUM_FRAMES - 17, 40)));
+    assert.equal(m.verbatim, 40);
+    assert.ok(m.continued >= 38);
+  });
+
+  it('dropEvery=2: half the sequences are gaps', () => {
+    const m = matchWav(wav, received(captured(0, N), (i) => (FIRST_SEQ + i) % 2 === 0));
+    assert.equal(m.quanta, N / 2);
+    assert.ok(m.gaps >= N / 2 - 1, `gaps ${m.gaps}`);
+  });
+
+  it('captureRatio=1.01 (and 1.001): resampled quanta match nowhere', () => {
+    for (const ratio of [1.01, 1.001]) {
+      const r = new StreamResampler(ratio);
+      const out: Float32Array[] = [];
+      for (const q of captured(0, N)) {
+        r.push(q);
+        const f = new Float32Array(QUANTUM_SAMPLES);
+        while (r.pull(f)) out.push(f.slice());
+      }
+      const m = matchWav(wav, received(out));
+      assert.ok(m.verbatim <= out.length * 0.02, `ratio ${ratio}: ${m.verbatim} of ${out.length} verbatim`);
+    }
+  });
+
+  it('one sample one LSB off, or a gain of 1.0001, is not verbatim', () => {
+    const q = captured(5000, 3);
+    q[1]![77] = q[1]![77]! + 1 / 32768;
+    assert.equal(matchWav(wav, received(q)).verbatim, 2);
+    const gained = captured(5000, 20).map((f) => f.map((x) => x * 1.0001));
+    assert.ok(matchWav(wav, received(gained)).verbatim <= 2);
+  });
+
+  it('a splice (the input jumps) is still verbatim but not continued; silence is counted apart', () => {
+    const q = [...captured(3000, 10), new Float32Array(QUANTUM_SAMPLES), ...captured(100_000 + 33, 10)];
+    const m = matchWav(wav, received(q));
+    assert.equal(m.silent, 1);
+    assert.equal(m.verbatim, 20);
+    assert.ok(m.continued <= 18);
+  });
+
+  it('repeated sequences are counted', () => {
+    const r = received(captured(0, 5));
+    const m = matchWav(wav, { seqs: [...r.seqs, r.seqs[2]!], pcm: [...Array.from(r.pcm), ...Array.from(r.pcm).slice(2 * QUANTUM_SAMPLES, 3 * QUANTUM_SAMPLES)] });
+    assert.equal(m.repeats, 1);
+    assert.equal(m.quanta, 5);
+  });
+});
