@@ -8,7 +8,8 @@
 // Each one: the stream keeps flowing, and the receiver's stats report the loss actually applied
 // (counted by nftables or by the relay) within a stated tolerance. On the impaired TURN path SCTP's
 // congestion control also makes the sender drop frames; those are reported by the sender and the
-// link is stepped down (docs/TESTING.md).
+// link is stepped down (docs/TESTING.md). Without their tools (root, nftables, iproute2, coturn)
+// each skips with the reason, except in CI, where it fails with it (tests/support/require-tools.ts).
 
 import { expect, test, type Page } from '@playwright/test';
 import { mkdirSync } from 'node:fs';
@@ -20,6 +21,7 @@ import { createNetns, netnsUnavailable, type Netns } from '../support/netns.ts';
 import { startServer, type RunningServer } from '../support/server.ts';
 import { FRAMES_PER_SECOND, delta as counterDelta, onlyPeer, stats } from '../support/stats.ts';
 import { TEST_TMP } from '../support/suite.ts';
+import { requireTools } from '../support/require-tools.ts';
 import { startTurn, turnUnavailable, type TurnServer } from '../support/turn.ts';
 import { UdpImpairRelay } from '../support/udp-impair.ts';
 import { writeToneWav } from '../support/wav.ts';
@@ -58,8 +60,7 @@ function tones(): { a: string; b: string } {
 }
 
 test('IP-layer loss: 5 % of UDP dropped by nftables in a network namespace; the stream continues and stats report the loss', async () => {
-  const why = netnsUnavailable();
-  test.skip(why !== null, `network namespaces with nftables are unavailable: ${why}`);
+  requireTools(test, 'network namespaces with nftables', netnsUnavailable());
   const wav = tones();
   let ns: Netns | null = null;
   let server: RunningServer | null = null;
@@ -159,8 +160,7 @@ test('TURN relay with delay 20 ± 10 ms, reordering and loss: the stream continu
 });
 
 async function turnScenario(imp: TurnImpairment): Promise<void> {
-  const why = turnUnavailable();
-  test.skip(why !== null, `coturn is unavailable: ${why}`);
+  requireTools(test, 'coturn (TURN relay)', turnUnavailable());
   const wav = tones();
   let turn: TurnServer | null = null;
   let relay: UdpImpairRelay | null = null;
