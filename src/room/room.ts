@@ -1,27 +1,21 @@
 // One lesson room on the page (main thread): its Y.Doc (notes, setlist, settings, control
 // requests), the y-webrtc provider on OUR signaling server only, y-indexeddb persistence, the
-// roster (awareness), and an honest wrong-password detector. No audio passes through here.
+// roster (awareness), and an honest wrong-password detector (./access.ts decides; this file
+// feeds it what the signaling socket carries). No audio passes through here.
 
 import * as Y from 'yjs';
 import { WebrtcProvider } from 'y-webrtc';
 import { IndexeddbPersistence } from 'y-indexeddb';
 import * as decoding from 'lib0/decoding';
+import * as encoding from 'lib0/encoding';
 import * as buffer from 'lib0/buffer';
 import { parseMemberState, type ControlRequest, type MemberState, type SignalingClientMessage } from '../shared/signaling-protocol.ts';
+import { ANSWER_FIELD, AccessTracker, type Access } from './access.ts';
+
+export { WRONG_PASSWORD_AFTER_MS, type Access } from './access.ts';
 
 /** Label of y-webrtc's own (Yjs) data channels, distinct from the worker-owned 'tutti-audio'. */
 export const ROOM_CHANNEL_LABEL = 'tutti-room';
-
-/**
- * 'alone': nobody else is subscribed to the room's topic. 'connected': at least one peer shares
- * our password and its awareness reached us. 'wrong-password': others are in the room (the
- * server counts them) or their signaling reached us, but for WRONG_PASSWORD_AFTER_MS none of it
- * could be decrypted and no peer connected. 'intruder': the same, but we were here first and alone,
- * so it is the newcomer whose password differs. Alone, any password is "right": it makes the room.
- */
-export type Access = 'connecting' | 'alone' | 'connected' | 'wrong-password' | 'intruder';
-
-export const WRONG_PASSWORD_AFTER_MS = 6000;
 
 export interface SetlistItem {
   id: string;
@@ -56,15 +50,9 @@ export class Room {
   /** Resolves when the local copy from IndexedDB is loaded (works offline). */
   readonly loaded: Promise<void>;
   access: Access = 'connecting';
-  /** Subscribers the server reported for the room's topic (including us), from the last relay. */
-  topicClients = 0;
-  /** Signaling messages on our topic that our key could not read. */
-  foreign = 0;
   onaccess: (a: Access) => void = () => {};
   onroster: () => void = () => {};
-  private readonly started = Date.now();
-  /** `foreign` when a peer was last connected; -1 if none ever was. */
-  private foreignMark = -1;
+  private readonly tracker = new AccessTracker(Date.now());
   private readonly timer: ReturnType<typeof setInterval>;
   private conns: SignalingConnLike[];
   private offlineState: Record<string, unknown> | null = null;
@@ -91,6 +79,15 @@ export class Room {
 
   get clientId(): number {
     return this.doc.clientID;
+  }
+
+  /** Subscribers the server reported for the room's topic (including us), from the last relay. */
+  get topicClients(): number {
+    return this.tracker.topicClients;
+  }
+  /** Signaling messages on our topic that our key could not read. */
+  get foreign(): number {
+    return this.tracker.foreign;
   }
 
   setSelf(state: MemberState): void {
@@ -202,33 +199,52 @@ export class Room {
 
   /** Watch y-webrtc's signaling for our topic: the server's subscriber count, and unreadable data. */
   private readonly onSignal = (raw: unknown): void => {
-    const m = raw as { type?: unknown; topic?: unknown; data?: unknown; clients?: unknown };
+    const m = raw as { type?: unknown; topic?: unknown; data?: unknown; clients?: unknown; [ANSWER_FIELD]?: unknown } | null;
     if (m?.type !== 'publish' || m.topic !== this.opts.name) return;
-    if (typeof m.clients === 'number') this.topicClients = m.clients;
+    const clients = typeof m.clients === 'number' ? m.clients : null;
     void this.provider.key.then(async (key) => {
-      if (!(await readable(m.data, key))) this.foreign++;
+      const relay = { clients, readable: await readable(m.data, key), answer: m[ANSWER_FIELD] === true };
+      if (this.tracker.relay(relay, Date.now())) void this.answerUnreadable(key);
       this.updateAccess();
     });
   };
 
+  /**
+   * Someone on our topic speaks with another key. Tell them we are here, in ours: y-webrtc's own
+   * `announce` (harmless to members, who know us or connect), marked as an answer so it is not
+   * answered back. A newcomer with a different password learns it from this; a socket that never
+   * speaks gets no answer and so is never mistaken for one (PROTOCOL.md §3.6).
+   */
+  private async answerUnreadable(key: CryptoKey | null): Promise<void> {
+    const peerId = this.provider.room?.peerId;
+    if (!peerId) return;
+    const announce = { type: 'announce', from: peerId };
+    const data = key ? buffer.toBase64(await seal(announce, key)) : announce;
+    for (const c of this.conns) if (c.connected) c.send({ type: 'publish', topic: this.opts.name, data, [ANSWER_FIELD]: true });
+  }
+
   private updateAccess(): void {
     let others = 0;
     this.provider.awareness.getStates().forEach((_s, id) => { if (id !== this.clientId) others++; });
-    if (others > 0) this.foreignMark = this.foreign;
-    // After a peer has connected, a stale subscriber count (someone left) is no evidence; only
-    // unreadable signaling that arrives later is.
-    const mismatch = this.foreignMark >= 0 ? this.foreign > this.foreignMark : this.foreign > 0 || this.topicClients > 1;
-    const settled = Date.now() - this.started >= WRONG_PASSWORD_AFTER_MS;
-    let a: Access;
-    if (others > 0) a = 'connected';
-    else if (mismatch && settled) a = this.access === 'alone' || this.access === 'intruder' ? 'intruder' : 'wrong-password';
-    else if (!mismatch && (settled || this.topicClients === 1)) a = 'alone';
-    else a = this.access === 'alone' ? 'alone' : 'connecting';
+    const a = this.tracker.update(others, Date.now());
     if (a !== this.access) {
       this.access = a;
       this.onaccess(a);
     }
   }
+}
+
+/** y-webrtc's encryption of a signaling payload (lib0 `writeAny`, then AES-GCM), as its peers read it. */
+async function seal(data: Record<string, string>, key: CryptoKey): Promise<Uint8Array> {
+  const plain = encoding.createEncoder();
+  encoding.writeAny(plain, data);
+  const iv = crypto.getRandomValues(new Uint8Array(12));
+  const cipher = await crypto.subtle.encrypt({ name: 'AES-GCM', iv }, key, encoding.toUint8Array(plain) as Uint8Array<ArrayBuffer>);
+  const out = encoding.createEncoder();
+  encoding.writeVarString(out, 'AES-GCM');
+  encoding.writeVarUint8Array(out, iv);
+  encoding.writeVarUint8Array(out, new Uint8Array(cipher));
+  return encoding.toUint8Array(out);
 }
 
 /**

@@ -451,6 +451,11 @@ export class TuttiApp extends LitElement {
         return html`<p class="muted-note" role="status" data-testid="access">Connected · ${others + 1} in the room</p>`;
       case 'alone':
         return html`<p class="muted-note" role="status" data-testid="access">You are the first here. Share the link below.</p>`;
+      case 'waiting': {
+        // Subscribed sockets that have sent nothing: no claim about the password (PROTOCOL.md §3.6).
+        const n = Math.max(1, (this.session?.room.topicClients ?? 2) - 1);
+        return html`<p class="muted-note" role="status" data-testid="access">Waiting for others to join. ${n} other ${n === 1 ? 'connection to this room has' : 'connections to this room have'} sent nothing yet.</p>`;
+      }
       case 'connecting':
         return html`<p class="muted-note" role="status" data-testid="access">Looking for the room…</p>`;
       default:

@@ -3,6 +3,8 @@
 // creating and sharing rooms, recent rooms.
 
 import { expect, test, type Page } from '@playwright/test';
+import { WebSocket } from 'ws';
+import { WRONG_PASSWORD_AFTER_MS } from '../../src/room/access.ts';
 import { joinRoom, netWorker } from '../support/browsers.ts';
 import { buildProbe, openProbe } from '../support/probe-page.ts';
 import { startServer } from '../support/server.ts';
@@ -125,6 +127,30 @@ test('password: the right one gives roster, notes and audio; a wrong one gets no
   await intruder.page.getByRole('button', { name: 'Join' }).click();
   await expect(intruder.page.getByTestId('roster')).toContainText('Tina', { timeout: 20_000 });
   await expect(notes(intruder.page)).toHaveValue('Scales: C major, two octaves, then arpeggios');
+});
+
+test('a silent stranger on the room\'s topic: the member alone is told it is waiting, never "wrong password"', async () => {
+  const room = 'lesson-silent-' + Date.now();
+  // A socket that subscribes to the room's topic and never speaks (a program: no Origin header).
+  const stranger = new WebSocket(suite.server.url.replace('http', 'ws') + '/signal');
+  await new Promise<void>((resolve, reject) => {
+    stranger.once('open', () => resolve());
+    stranger.once('error', reject);
+  });
+  stranger.send(JSON.stringify({ type: 'subscribe', topics: [room] }));
+  try {
+    const member = await launch({ wav: wav.a });
+    await joinRoom(member.page, suite.server.url, room, 'Mia', { password: 'pw' });
+    const access = member.page.getByTestId('access');
+    await expect(access).toContainText('Waiting for others to join. 1 other connection to this room has sent nothing yet.', { timeout: 15_000 });
+    // Well past the point where the count alone used to read as a wrong password.
+    await member.page.waitForTimeout(WRONG_PASSWORD_AFTER_MS);
+    await expect(access).toContainText('Waiting for others');
+    await expect(member.page.getByRole('alert')).toHaveCount(0);
+    await expect(notes(member.page)).toHaveCount(1);
+  } finally {
+    stranger.close();
+  }
 });
 
 test('notes and setlist edited on two disconnected peers merge when they reconnect, and survive a reload', async () => {
