@@ -3,6 +3,8 @@
 // taps and URL test switches compiled in) for the specs that read them. Both builds can be served
 // at once, each on its own port with one shared hub, so their pages meet in the same rooms.
 
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createAppServer, type AppServer } from '../../server/http.ts';
 import type { SignalingOptions } from '../../server/signaling.ts';
@@ -40,6 +42,11 @@ export async function startServer(opts: { signaling?: Partial<SignalingOptions>;
   let url = '';
   try {
     for (const build of builds) {
+      // A missing dist/ shows in the page ("app not built"); a spec that asks for the test build
+      // by name is told at once (a plain `npx playwright test` after `npm run build` lacks it).
+      if (build === 'test' && opts.root === undefined && !existsSync(join(BUILD_ROOT.test, 'index.html'))) {
+        throw new Error(`the test build is missing (${BUILD_ROOT.test}): run \`npm run build:test\` (npm run test:browser makes both builds)`);
+      }
       const first = apps[0];
       const app = createAppServer({
         root: opts.root ?? BUILD_ROOT[build],
