@@ -7,6 +7,7 @@
 //   P3    late frames under 300 ms main-thread stalls: Tutti vs a main-thread DataChannel baseline
 //   P4    1…31 synthetic streams into one receiver: late %, worker CPU, worklet process() time
 //   P5    garbage collections on the audio-worklet thread (CDP trace), with the worker's for comparison
+//   soak  the signaling hub under a few hundred hostile sockets beside two honest members (Node only)
 
 import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -16,6 +17,7 @@ import { parseArgs } from './lib/config.ts';
 import { runBaseline } from './scenarios/baseline.ts';
 import { runPair, type P5Row, type PairResult } from './scenarios/pair.ts';
 import { runScale, type ScaleRow } from './scenarios/scale.ts';
+import { printSoak, runSoak, type SoakResult } from './scenarios/soak.ts';
 import { runWake } from './scenarios/wake.ts';
 import { printQuality, runQualityBench } from './quality.ts';
 import { runFuzzBench, type FuzzBenchResult } from './fuzz.ts';
@@ -38,6 +40,8 @@ const results: {
   quality?: Record<string, unknown>;
   /** Seeded fuzzing of the receive path: 10^6 cases per mode (10^5 in short mode). */
   fuzz?: Omit<FuzzBenchResult, 'table'>;
+  /** The signaling hub under attack: honest relay latency per window, hub RSS over time, counters. */
+  soak?: SoakResult;
   errors: { scenario: string; message: string }[];
 } = { started: new Date().toISOString(), mode: cfg.mode, config: cfg, errors: [] };
 const save = () => writeFileSync(out, JSON.stringify(results, null, 2));
@@ -75,6 +79,17 @@ await scenario('fuzz', async () => {
   results.fuzz = r;
   console.table(table);
   if (!r.ok) throw new Error('fuzzing found failures (see results.json fuzz.modes)');
+});
+
+await scenario('soak', async () => {
+  try {
+    results.soak = await runSoak(cfg.mode === 'short', log);
+  } catch (err) {
+    results.soak = (err as { result?: SoakResult }).result;
+    throw err;
+  } finally {
+    if (results.soak) printSoak(results.soak);
+  }
 });
 
 await scenario('pair', async () => {

@@ -26,6 +26,13 @@ export interface SignalingLimits {
    * (token bucket, burst = 2 s worth). Over: close 4002.
    */
   byteRateLimit: number;
+  /**
+   * Frames per second all sockets of one remote address may send together (token bucket, burst =
+   * 2 s worth), so that reconnecting buys no fresh burst. Over: the socket that sent it, close 4002.
+   */
+  addressRateLimit: number;
+  /** Bytes per second of one remote address, counted as `byteRateLimit`. Over: close 4002. */
+  addressByteRateLimit: number;
   /** Bytes waiting to be sent to one socket (ws `bufferedAmount`). Over: the socket is cut (1006). */
   maxBufferedBytes: number;
   /** A socket that sends no pong to our pings for this long is closed (4003); pinged every half. */
@@ -50,6 +57,8 @@ export const DEFAULT_SIGNALING_LIMITS: Readonly<SignalingLimits> = Object.freeze
   maxSocketsPerAddress: 128,
   rateLimit: 200,
   byteRateLimit: 8 * 1024 * 1024,
+  addressRateLimit: 2000,
+  addressByteRateLimit: 32 * 1024 * 1024,
   maxBufferedBytes: 1024 * 1024,
   pingTimeoutMs: 30_000,
   maxAnnouncedPerSocket: 4,

@@ -11,14 +11,27 @@ import { CloseCode, type OpenRoom } from '../src/shared/signaling-protocol.ts';
 import { OpenRoomsList } from './open-rooms-list.ts';
 import { parseEnvelope, withClients, type FrameFault } from './signaling-envelope.ts';
 import { BURST_SECONDS, DEFAULT_SIGNALING_OPTIONS, type SignalingOptions } from './signaling-limits.ts';
+import { addressKey } from './remote-address.ts';
 import { checkOrigin } from './signaling-origin.ts';
 import { TokenBucket } from './token-bucket.ts';
 
 export { DEFAULT_SIGNALING_OPTIONS, type SignalingOptions } from './signaling-limits.ts';
 
+/**
+ * One remote address: its open sockets, and rate buckets shared by all of them, so that closing
+ * and reopening a socket does not buy a fresh burst. Kept after its last socket goes until its
+ * buckets are full again (pruned by the sweep).
+ */
+interface Address {
+  sockets: number;
+  frames: TokenBucket;
+  bytes: TokenBucket;
+}
+
 interface Client {
   ws: WebSocket;
   address: string;
+  from: Address;
   topics: Set<string>;
   frames: TokenBucket;
   bytes: TokenBucket;
@@ -67,7 +80,7 @@ export class SignalingHub {
   private readonly wss: WebSocketServer;
   private readonly topics = new Map<string, Set<Client>>();
   private readonly clients = new Set<Client>();
-  private readonly perAddress = new Map<string, number>();
+  private readonly perAddress = new Map<string, Address>();
   private readonly listings: OpenRoomsList<Client>;
   private readonly opts: SignalingOptions;
   private readonly pingTimer: ReturnType<typeof setInterval>;
@@ -102,8 +115,8 @@ export class SignalingHub {
       const origin = checkOrigin(req.headers.origin, req.headers.host, this.opts.allowedOrigins);
       if (!origin.ok) return this.refuse(socket, 'origin', '403 Forbidden');
       if (this.clients.size >= this.opts.maxSockets) return this.refuse(socket, 'total', '503 Service Unavailable');
-      const address = req.socket.remoteAddress ?? 'unknown';
-      if ((this.perAddress.get(address) ?? 0) >= this.opts.maxSocketsPerAddress) return this.refuse(socket, 'per-address', '429 Too Many Requests');
+      const address = addressKey(req.socket.remoteAddress);
+      if ((this.perAddress.get(address)?.sockets ?? 0) >= this.opts.maxSocketsPerAddress) return this.refuse(socket, 'per-address', '429 Too Many Requests');
       // ws calls back synchronously (no verifyClient), so the counts above cannot be raced.
       this.wss.handleUpgrade(req, socket, head, (ws) => this.onConnection(ws, address));
     } catch (err) {
@@ -121,7 +134,7 @@ export class SignalingHub {
     const c = this.counters;
     return {
       sockets: this.clients.size,
-      addresses: this.perAddress.size,
+      addresses: this.addressesInUse(),
       topics: this.topics.size,
       openRooms: this.listings.size,
       messages: c.messages,
@@ -166,16 +179,24 @@ export class SignalingHub {
   private onConnection(ws: WebSocket, address: string): void {
     const now = Date.now();
     const o = this.opts;
+    let from = this.perAddress.get(address);
+    if (!from) {
+      // Many short-lived addresses (IPv6 prefixes) must not grow the map without bound.
+      if (this.perAddress.size >= 2 * o.maxSockets) this.pruneAddresses(now, true);
+      from = { sockets: 0, frames: new TokenBucket(o.addressRateLimit, o.addressRateLimit * BURST_SECONDS, now), bytes: new TokenBucket(o.addressByteRateLimit, o.addressByteRateLimit * BURST_SECONDS, now) };
+      this.perAddress.set(address, from);
+    }
+    from.sockets++;
     const client: Client = {
       ws,
       address,
+      from,
       topics: new Set(),
       frames: new TokenBucket(o.rateLimit, o.rateLimit * BURST_SECONDS, now),
       bytes: new TokenBucket(o.byteRateLimit, o.byteRateLimit * BURST_SECONDS, now),
       alive: true,
     };
     this.clients.add(client);
-    this.perAddress.set(address, (this.perAddress.get(address) ?? 0) + 1);
     ws.on('message', (raw, isBinary) => this.guard(client, () => this.onMessage(client, raw, isBinary)));
     ws.on('pong', () => (client.alive = true));
     // ws closes the socket itself after an invalid frame (1009 too big, 1002/1007 protocol).
@@ -213,7 +234,7 @@ export class SignalingHub {
     if (!this.clients.has(c)) return;
     const bytes = Array.isArray(raw) ? Buffer.concat(raw) : Buffer.isBuffer(raw) ? raw : Buffer.from(raw);
     const now = Date.now();
-    if (!c.frames.take(1, now) || !c.bytes.take(bytes.length, now)) return this.closeFor(c, 'rate-limited', CloseCode.RATE_LIMITED);
+    if (!this.charge(c, 1, bytes.length, now)) return this.closeFor(c, 'rate-limited', CloseCode.RATE_LIMITED);
     const parsed = parseEnvelope(bytes, isBinary, this.opts.maxDepth);
     if (!parsed.ok) return this.dropped(parsed.fault);
     this.counters.messages++;
@@ -229,7 +250,7 @@ export class SignalingHub {
         const subs = c.topics.has(m.topic) ? this.topics.get(m.topic) : undefined;
         if (!subs) return this.dropped('not-subscribed');
         const out = withClients(bytes, subs.size);
-        if (!c.bytes.take(out.length * subs.size, now)) return this.closeFor(c, 'rate-limited', CloseCode.RATE_LIMITED);
+        if (!this.charge(c, 0, out.length * subs.size, now)) return this.closeFor(c, 'rate-limited', CloseCode.RATE_LIMITED);
         for (const s of [...subs]) this.send(s, out);
         return;
       }
@@ -244,6 +265,18 @@ export class SignalingHub {
       default:
         m satisfies never;
     }
+  }
+
+  /** Take `frames` and `bytes` from the socket's and its address's buckets; false if either is short. */
+  private charge(c: Client, frames: number, bytes: number, now: number): boolean {
+    return c.frames.take(frames, now) && c.bytes.take(bytes, now) && c.from.frames.take(frames, now) && c.from.bytes.take(bytes, now);
+  }
+
+  /** Addresses with open sockets (the map also holds recently used ones until their buckets refill). */
+  private addressesInUse(): number {
+    let n = 0;
+    for (const a of this.perAddress.values()) if (a.sockets > 0) n++;
+    return n;
   }
 
   private subscribe(c: Client, topics: readonly unknown[]): void {
@@ -318,14 +351,13 @@ export class SignalingHub {
 
   private drop(c: Client): void {
     if (!this.clients.delete(c)) return;
-    const n = (this.perAddress.get(c.address) ?? 1) - 1;
-    if (n > 0) this.perAddress.set(c.address, n);
-    else this.perAddress.delete(c.address);
+    c.from.sockets--;
     for (const t of [...c.topics]) this.leave(c, t);
   }
 
   /** Liveness from pongs only: a socket that did not answer the previous ping goes. */
   private sweep(): void {
+    this.pruneAddresses(Date.now());
     for (const c of [...this.clients]) {
       this.guard(c, () => {
         if (!c.alive) {
@@ -339,5 +371,13 @@ export class SignalingHub {
         if (c.ws.readyState === WebSocket.OPEN) c.ws.ping();
       });
     }
+  }
+
+  /**
+   * Forget addresses with no socket whose buckets have refilled (nothing left to remember); with
+   * `evenIfUsed`, every address with no socket (the map is at its bound).
+   */
+  private pruneAddresses(now: number, evenIfUsed = false): void {
+    for (const [k, a] of this.perAddress) if (a.sockets === 0 && (evenIfUsed || (a.frames.full(now) && a.bytes.full(now)))) this.perAddress.delete(k);
   }
 }

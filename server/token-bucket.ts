@@ -17,12 +17,22 @@ export class TokenBucket {
 
   /** Take `n` tokens if there are that many; false (and nothing taken) otherwise. */
   take(n: number, nowMs: number): boolean {
+    this.refill(nowMs);
+    if (this.tokens < n) return false;
+    this.tokens -= n;
+    return true;
+  }
+
+  /** Back at `burst`: as if never used. */
+  full(nowMs: number): boolean {
+    this.refill(nowMs);
+    return this.tokens >= this.burst;
+  }
+
+  private refill(nowMs: number): void {
     if (nowMs > this.last) {
       this.tokens = Math.min(this.burst, this.tokens + ((nowMs - this.last) / 1000) * this.ratePerSecond);
       this.last = nowMs;
     }
-    if (this.tokens < n) return false;
-    this.tokens -= n;
-    return true;
   }
 }

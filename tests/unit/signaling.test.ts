@@ -19,6 +19,7 @@ import type { SignalingCounters, SignalingHealth } from '../../server/signaling.
 import { withClients, nestingDepth, parseEnvelope } from '../../server/signaling-envelope.ts';
 import { DEFAULT_SIGNALING_LIMITS, type SignalingOptions } from '../../server/signaling-limits.ts';
 import { checkOrigin, parseAllowedOrigins } from '../../server/signaling-origin.ts';
+import { addressKey } from '../../server/remote-address.ts';
 import { readFileSync } from 'node:fs';
 import * as lib0ws from 'lib0/websocket';
 import { CloseCode, MAX_ROOM_TITLE, parseOpenRooms, type OpenRoom } from '../../src/shared/signaling-protocol.ts';
@@ -728,6 +729,34 @@ describe('signaling hub', () => {
         await Promise.all([a1.close(), a3.close(), b1.close()]);
         await waitFor(() => s().sockets === 0 && s().addresses === 0 && s().topics === 0, 'everything to drain');
       });
+    });
+
+    test('rates are per address too: a new socket from the same address gets no fresh burst', async () => {
+      await withHub({ rateLimit: 1000, addressRateLimit: 50 }, async (h) => {
+        const a = await connect({ localAddress: '127.0.0.1' }, h.url);
+        for (let i = 0; i < 90; i++) a.send({ type: 'ping' });
+        await a.sync();
+        await a.close();
+        const b = await connect({ localAddress: '127.0.0.1' }, h.url);
+        for (let i = 0; i < 30; i++) b.send({ type: 'ping' });
+        assert.equal((await b.closedWithin(2000)).code, CloseCode.RATE_LIMITED, 'the address had used its burst');
+        const other = await connect({ localAddress: '127.0.0.2' }, h.url);
+        for (let i = 0; i < 30; i++) other.send({ type: 'ping' });
+        await other.sync();
+        assert.equal(other.ws.readyState, WebSocket.OPEN, 'another address has its own');
+        await other.close();
+      });
+    });
+
+    test('addressKey: IPv4 as is, IPv6 by /64, IPv4-mapped as IPv4', () => {
+      assert.equal(addressKey('192.0.2.7'), '192.0.2.7');
+      assert.equal(addressKey('::ffff:192.0.2.7'), '192.0.2.7');
+      assert.equal(addressKey('::1'), '::1');
+      assert.equal(addressKey('2001:db8:1:2:3:4:5:6'), '2001:db8:1:2::/64');
+      assert.equal(addressKey('2001:db8:1:2::99'), '2001:db8:1:2::/64');
+      assert.equal(addressKey('2001:db8::1'), '2001:db8:0:0::/64');
+      assert.equal(addressKey('fe80::1%eth0'), 'fe80:0:0:0::/64');
+      assert.equal(addressKey(undefined), 'unknown');
     });
 
     test('a reader that stops reading is cut when its queue passes maxBufferedBytes; the others go on', async () => {
