@@ -31,7 +31,10 @@ export interface SignalingLimits {
    * 2 s worth), so that reconnecting buys no fresh burst. Over: the socket that sent it, close 4002.
    */
   addressRateLimit: number;
-  /** Bytes per second of one remote address, counted as `byteRateLimit`. Over: close 4002. */
+  /**
+   * Bytes per second all sockets of one remote address may send together (frames received only:
+   * relayed copies count against each sender's own `byteRateLimit`). Over: close 4002.
+   */
   addressByteRateLimit: number;
   /** Bytes waiting to be sent to one socket (ws `bufferedAmount`). Over: the socket is cut (1006). */
   maxBufferedBytes: number;
@@ -57,7 +60,7 @@ export const DEFAULT_SIGNALING_LIMITS: Readonly<SignalingLimits> = Object.freeze
   maxSocketsPerAddress: 128,
   rateLimit: 200,
   byteRateLimit: 8 * 1024 * 1024,
-  addressRateLimit: 2000,
+  addressRateLimit: 5000,
   addressByteRateLimit: 32 * 1024 * 1024,
   maxBufferedBytes: 1024 * 1024,
   pingTimeoutMs: 30_000,

@@ -234,7 +234,7 @@ export class SignalingHub {
     if (!this.clients.has(c)) return;
     const bytes = Array.isArray(raw) ? Buffer.concat(raw) : Buffer.isBuffer(raw) ? raw : Buffer.from(raw);
     const now = Date.now();
-    if (!this.charge(c, 1, bytes.length, now)) return this.closeFor(c, 'rate-limited', CloseCode.RATE_LIMITED);
+    if (!this.charge(c, bytes.length, now)) return this.closeFor(c, 'rate-limited', CloseCode.RATE_LIMITED);
     const parsed = parseEnvelope(bytes, isBinary, this.opts.maxDepth);
     if (!parsed.ok) return this.dropped(parsed.fault);
     this.counters.messages++;
@@ -250,7 +250,9 @@ export class SignalingHub {
         const subs = c.topics.has(m.topic) ? this.topics.get(m.topic) : undefined;
         if (!subs) return this.dropped('not-subscribed');
         const out = withClients(bytes, subs.size);
-        if (!this.charge(c, 0, out.length * subs.size, now)) return this.closeFor(c, 'rate-limited', CloseCode.RATE_LIMITED);
+        // The copies count against the sender's own byte budget (not its address's: a class behind
+        // one NAT forming its mesh would pay for the room's fan-out many times over).
+        if (!c.bytes.take(out.length * subs.size, now)) return this.closeFor(c, 'rate-limited', CloseCode.RATE_LIMITED);
         for (const s of [...subs]) this.send(s, out);
         return;
       }
@@ -267,9 +269,9 @@ export class SignalingHub {
     }
   }
 
-  /** Take `frames` and `bytes` from the socket's and its address's buckets; false if either is short. */
-  private charge(c: Client, frames: number, bytes: number, now: number): boolean {
-    return c.frames.take(frames, now) && c.bytes.take(bytes, now) && c.from.frames.take(frames, now) && c.from.bytes.take(bytes, now);
+  /** Charge one received frame of `bytes` to the socket's and its address's buckets; false if any is short. */
+  private charge(c: Client, bytes: number, now: number): boolean {
+    return c.frames.take(1, now) && c.bytes.take(bytes, now) && c.from.frames.take(1, now) && c.from.bytes.take(bytes, now);
   }
 
   /** Addresses with open sockets (the map also holds recently used ones until their buckets refill). */
