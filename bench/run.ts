@@ -1,12 +1,14 @@
 // `npm run bench`: measures Tutti in headless Chromium on loopback, prints one table per scenario
 // and writes bench/results.json. Options: --short (brief, for CI), --long (P2 confirms over 5 min),
-// --seconds N (P1 window). Scenarios (docs/BENCHMARKS.md says how to read each):
+// --seconds N (P1 window), --m2e (only the mouth-to-ear scenario). Scenarios (docs/BENCHMARKS.md
+// says how to read each):
 //   wake  how the network worker learns of a captured quantum (three mechanisms, one page)
 //   P1    added latency, capture timestamp → playout minus the jitter depth (two browsers)
 //   P2    smallest jitter depth with no late frame, stepped down live through the UI (same pair)
 //   P3    late frames under 300 ms main-thread stalls: Tutti vs a main-thread DataChannel baseline
 //   P4    1…31 synthetic streams into one receiver: late %, worker CPU, worklet process() time
 //   P5    garbage collections on the audio-worklet thread (CDP trace), with the worker's for comparison
+//   m2e   mouth-to-ear through the real OS audio path (PulseAudio + Xvfb, headed): floor, WebRTC, Tutti
 //   soak  the signaling hub under a few hundred hostile sockets beside two honest members (Node only)
 
 import { writeFileSync } from 'node:fs';
@@ -17,6 +19,8 @@ import { parseArgs } from './lib/config.ts';
 import { runBaseline } from './scenarios/baseline.ts';
 import { runPair, type P5Row, type PairResult } from './scenarios/pair.ts';
 import { runScale, type ScaleRow } from './scenarios/scale.ts';
+import { emptyM2eResult, runM2e, type M2eResult } from './scenarios/m2e.ts';
+import { printM2e } from './m2e/report.ts';
 import { printSoak, runSoak, type SoakResult } from './scenarios/soak.ts';
 import { runWake } from './scenarios/wake.ts';
 import { printQuality, runQualityBench } from './quality.ts';
@@ -42,11 +46,14 @@ const results: {
   fuzz?: Omit<FuzzBenchResult, 'table'>;
   /** The signaling hub under attack: honest relay latency per window, hub RSS over time, counters. */
   soak?: SoakResult;
+  /** Mouth-to-ear through the real audio path: A, W, C per round, the depth sweep, in-app figures. */
+  m2e?: M2eResult;
   errors: { scenario: string; message: string }[];
 } = { started: new Date().toISOString(), mode: cfg.mode, config: cfg, errors: [] };
 const save = () => writeFileSync(out, JSON.stringify(results, null, 2));
 
 async function scenario(name: string, fn: () => Promise<void>): Promise<void> {
+  if (cfg.only && name !== cfg.only) return;
   try {
     await fn();
   } catch (err) {
@@ -121,6 +128,20 @@ await scenario('scale', async () => {
     printScale(rows);
   }
 });
+
+// Not in --short: it needs a sound server and display, and takes minutes even when brief
+// (`--m2e --short` runs its brief form alone).
+if (cfg.mode !== 'short' || cfg.only === 'm2e') {
+  await scenario('m2e', async () => {
+    const r = (results.m2e = emptyM2eResult(cfg.m2e));
+    log(`m2e: mouth-to-ear through the real audio path, ${cfg.m2e.rounds} round(s)${cfg.m2e.sweep ? ' and a depth sweep' : ''}`);
+    try {
+      await runM2e(cfg.m2e, log, r);
+    } finally {
+      printM2e(r);
+    }
+  });
+}
 
 function printScale(rows: ScaleRow[]): void {
   console.log(`\nP4 scale: synthetic streams into one Tutti receiver; playback process() wall time from a CDP trace, budget ${QUANTUM_MS.toFixed(2)} ms:`);

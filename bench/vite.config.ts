@@ -1,4 +1,4 @@
-// Builds the bench pages (not part of the app) into bench/out: wake/, baseline/, synth/.
+// Builds the bench pages (not part of the app) into bench/out: wake/, baseline/, synth/, m2e/.
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 
@@ -12,7 +12,7 @@ export default defineConfig({
     outDir: fileURLToPath(new URL('./out', import.meta.url)),
     emptyOutDir: true,
     target: 'es2022',
-    rollupOptions: { input: { wake: page('wake'), baseline: page('baseline'), synth: page('synth') } },
+    rollupOptions: { input: { wake: page('wake'), baseline: page('baseline'), synth: page('synth'), m2e: page('m2e') } },
   },
   logLevel: 'warn',
 });

@@ -16,16 +16,36 @@ export interface BenchConfig {
   /** P5 traced window. */
   p5Seconds: number;
   stall: { busyMs: number; everyMs: number };
+  /** `--m2e`: the mouth-to-ear scenario alone. */
+  only: 'm2e' | null;
+  m2e: M2eConfig;
 }
 
-const USAGE = 'usage: npm run bench [-- --short | --long] [--seconds N]';
+/** The mouth-to-ear scenario (real audio path, bench/m2e): how much of it each mode runs. */
+export interface M2eConfig {
+  /** Rounds of A, W, C (default settings), C (smallest clean depth), each a fresh browser process. */
+  rounds: number;
+  /** Clicks per measurement, 1 s apart. */
+  clicks: number;
+  /** Whether to step the manual depth down to the smallest clean one (and measure C there each round). */
+  sweep: boolean;
+  /** Sustained tone per depth while stepping down, then to confirm the candidate, s. */
+  probeSeconds: number;
+  confirmSeconds: number;
+  /** After the streams flow and after a depth change, before measuring, s. */
+  settleSeconds: number;
+}
+
+const USAGE = 'usage: npm run bench [-- --short | --long] [--seconds N] [--m2e]';
 
 export function parseArgs(argv: string[]): BenchConfig {
   let mode: BenchConfig['mode'] = 'full';
   let seconds: number | null = null;
+  let only: BenchConfig['only'] = null;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === '--short') mode = 'short';
+    else if (a === '--m2e') only = 'm2e';
     else if (a === '--long') mode = 'long';
     else if (a === '--seconds') {
       seconds = Number(argv[++i]);
@@ -44,5 +64,16 @@ export function parseArgs(argv: string[]): BenchConfig {
     p4Streams: [1, 4, 8, 16, 31],
     p5Seconds: short ? 10 : 60,
     stall: { busyMs: 300, everyMs: 2000 },
+    only,
+    // Short: one round of A, W and C with a few clicks, no depth sweep. Full: 5 rounds (the floor
+    // A alone scatters by about ±10 ms between page starts, so single rounds do not compare).
+    m2e: {
+      rounds: short ? 1 : 5,
+      clicks: short ? 6 : 12,
+      sweep: !short,
+      probeSeconds: 10,
+      confirmSeconds: 60,
+      settleSeconds: short ? 2 : 3,
+    },
   };
 }

@@ -1,0 +1,151 @@
+// The mouth-to-ear scenario's figures (Node): per-round differences to the floor A, one summary
+// row per set-up, and the tables `npm run bench` prints.
+
+import { QUANTUM_MS } from '../../src/shared/constants.ts';
+import type { M2eMeasurement, M2eResult } from '../scenarios/m2e.ts';
+import { spread } from './spread.ts';
+
+export interface M2eRound {
+  round: number;
+  /** Median onset gap of each set-up in this round, ms. */
+  aMs: number | null;
+  wMs: number | null;
+  cMs: number | null;
+  cCleanMs: number | null;
+  wMinusAMs: number | null;
+  cMinusAMs: number | null;
+  cCleanMinusAMs: number | null;
+}
+
+export interface M2eSummaryRow {
+  setup: string;
+  /** Measurements (rounds, or 1 for a sweep depth). */
+  n: number;
+  /** Median of the measurements' medians, and their range, ms. */
+  medianMs: number | null;
+  minMs: number | null;
+  maxMs: number | null;
+  /** Over every click of every measurement, ms. */
+  clickP10Ms: number | null;
+  clickP90Ms: number | null;
+  missing: number;
+  doubled: number;
+  strays: number;
+  /** Median over rounds of (this − A in the same round); sweep depths: their median − A's median. */
+  minusAMs: number | null;
+  /** C: what the receiving app showed (medians over the measurements). */
+  appOneWayMs: number | null;
+  appAddedP50Ms: number | null;
+  appDepth: number | null;
+  appUnderruns: number | null;
+  appTrimmed: number | null;
+}
+
+const r1 = (x: number | null | undefined): number | null => (x === null || x === undefined ? null : Math.round(x * 10) / 10);
+const med = (xs: (number | null | undefined)[]): number | null => r1(spread(xs.map((x) => x ?? null))?.median);
+const sub = (a: number | null | undefined, b: number | null | undefined): number | null => (a === null || a === undefined || b === null || b === undefined ? null : r1(a - b));
+
+/** Fills `rounds` and `summary` from the measurements so far (called after each one). */
+export function summarise(r: M2eResult): void {
+  const inRound = (setup: string, round: number) => r.measurements.find((m) => m.setup === setup && m.round === round);
+  const roundNumbers = [...new Set(r.measurements.flatMap((m) => (m.round === null ? [] : [m.round])))].sort((a, b) => a - b);
+  r.rounds = roundNumbers.map((round) => {
+    const [a, w, c, cc] = (['A', 'W', 'C default', 'C clean depth'] as const).map((s) => inRound(s, round)?.medianMs ?? null);
+    return { round, aMs: a!, wMs: w!, cMs: c!, cCleanMs: cc!, wMinusAMs: sub(w, a), cMinusAMs: sub(c, a), cCleanMinusAMs: sub(cc, a) };
+  });
+  const aMedian = med(r.measurements.filter((m) => m.setup === 'A').map((m) => m.medianMs));
+  const groups = new Map<string, M2eMeasurement[]>();
+  for (const m of [...(r.selfCheck ? [r.selfCheck] : []), ...r.measurements]) {
+    const key = m.setup === 'C clean depth' ? `C clean depth (${m.depth})` : m.round === null && m.setup.startsWith('C depth') ? `${m.setup} (sweep, one join)` : m.setup;
+    groups.set(key, [...(groups.get(key) ?? []), m]);
+  }
+  r.summary = [...groups].map(([setup, ms]) => {
+    const medians = spread(ms.map((m) => m.medianMs));
+    const clicks = spread(ms.flatMap((m) => m.gapsMs));
+    const perRound = ms.flatMap((m) => {
+      if (m.round === null || m.setup === 'A') return [];
+      const a = inRound('A', m.round)?.medianMs;
+      return [sub(m.medianMs, a)];
+    });
+    const minusA = ms[0]!.setup === 'A' || ms[0]!.setup === 'rig loop' ? null : ms[0]!.round === null ? sub(medians?.median, aMedian) : med(perRound);
+    const apps = ms.flatMap((m) => (m.app ? [m.app] : []));
+    return {
+      setup,
+      n: ms.length,
+      medianMs: r1(medians?.median),
+      minMs: r1(medians?.min),
+      maxMs: r1(medians?.max),
+      clickP10Ms: r1(clicks?.p10),
+      clickP90Ms: r1(clicks?.p90),
+      missing: sum(ms.map((m) => m.missing)),
+      doubled: sum(ms.map((m) => m.doubled)),
+      strays: sum(ms.map((m) => m.strays)),
+      minusAMs: minusA,
+      appOneWayMs: med(apps.map((a) => a.oneWayMs)),
+      appAddedP50Ms: med(apps.map((a) => a.addedP50Ms)),
+      appDepth: med(apps.map((a) => a.depth)),
+      appUnderruns: apps.length ? sum(apps.map((a) => a.underruns)) : null,
+      appTrimmed: apps.length ? sum(apps.map((a) => a.trimmed)) : null,
+    };
+  });
+}
+
+function sum(xs: number[]): number {
+  return xs.reduce((a, b) => a + b, 0);
+}
+
+const range = (lo: number | null, hi: number | null) => (lo === null || hi === null ? '–' : lo === hi ? `${lo}` : `${lo}–${hi}`);
+
+export function printM2e(r: M2eResult): void {
+  if (r.skipped) {
+    console.log(`\nM2E mouth-to-ear through the real audio path: SKIPPED, ${r.skipped}`);
+    return;
+  }
+  console.log(`\nM2E mouth-to-ear through the real audio path (PulseAudio null devices, headed Chromium under Xvfb), ${r.config.rounds} round(s) of ${r.config.clicks} clicks, ${r.seconds} s:`);
+  console.log('median = median over measurements of each one\'s median click gap; range = of those medians; clicks p10–p90 = every click; − A = median over rounds of (set-up − A in the same round)');
+  console.table(r.summary.map((s) => ({
+    'set-up': s.setup,
+    n: s.n,
+    'median ms': s.medianMs,
+    'range ms': range(s.minMs, s.maxMs),
+    'clicks p10–p90 ms': range(s.clickP10Ms, s.clickP90Ms),
+    'missing/doubled': `${s.missing}/${s.doubled}`,
+    '− A ms': s.minusAMs,
+    'app one-way ms': s.appOneWayMs,
+    'app added p50 ms': s.appAddedP50Ms,
+    'app depth': s.appDepth,
+    'app underruns/trimmed': s.appUnderruns === null ? '' : `${s.appUnderruns}/${s.appTrimmed}`,
+  })));
+  if (r.rounds.length) {
+    console.log('\nM2E per round (median click gap of each set-up, ms; each a fresh browser process):');
+    console.table(r.rounds.map((x) => ({ round: x.round, A: x.aMs, W: x.wMs, 'C default': x.cMs, 'C clean depth': x.cCleanMs, 'W − A': x.wMinusAMs, 'C − A': x.cMinusAMs, 'C clean − A': x.cCleanMinusAMs })));
+  }
+  const cs = r.measurements.filter((m) => m.app);
+  if (cs.length) {
+    console.log('\nM2E what the receiving Tutti app showed during each C measurement (counters over the recording):');
+    console.table(cs.map((m) => ({
+      'set-up': m.setup,
+      round: m.round ?? 'sweep',
+      'gap ms': m.medianMs,
+      'within-run ms': range(m.minMs, m.maxMs),
+      'slope ms/s': m.slopeMsPerS,
+      depth: `${m.app!.depth}${m.app!.adaptive ? ' auto' : ''} (${r1((m.app!.depth ?? 0) * QUANTUM_MS)} ms)`,
+      'fill avg/min': `${m.app!.fillAvg}/${m.app!.fillMin}`,
+      'added p50/p99 ms': `${m.app!.addedP50Ms}/${m.app!.addedP99Ms}`,
+      'one-way ms': m.app!.oneWayMs,
+      'rtt ms': m.app!.rttMs,
+      'drift ppm': m.app!.driftPpm,
+      'underruns/trimmed/late/lost': `${m.app!.underruns}/${m.app!.trimmed}/${m.app!.late}/${m.app!.lost}`,
+      'sender dropped': m.app!.senderDropped,
+      'busy %': m.machineBusyPercent,
+    })));
+  }
+  if (r.sweep.length) {
+    console.log(`\nM2E depth sweep (sustained ${r.config.probeSeconds} s / ${r.config.confirmSeconds} s tone into the sender's microphone; glitches in the recording and in the app's counters): smallest clean depth ${r.smallestCleanDepth ?? 'none'}${r.smallestCleanDepth === null ? '' : ` (${r1(r.smallestCleanDepth * QUANTUM_MS)} ms)`}`);
+    console.table(r.sweep.map((s) => ({ depth: s.depth, kind: s.kind, 'tone s': s.seconds, dips: s.dips, jumps: s.jumps, underruns: s.underruns, trimmed: s.trimmed, late: s.late, lost: s.lost, clean: s.clean })));
+  }
+  const rig = r.selfCheck;
+  if (rig) console.log(`\nM2E rig self-check (the sound server's own mic → speaker loop, 5 ms): median ${rig.medianMs} ms, within the run ${range(rig.minMs, rig.maxMs)} ms, ${rig.missing} missing, ${rig.doubled} doubled`);
+  const odd = [...(r.selfCheck ? [r.selfCheck] : []), ...r.measurements].filter((m) => m.directMissing > 0);
+  if (odd.length) console.log(`M2E rig warning: ${odd.length} recording(s) lacked direct clicks (the rig's own playback failed): ${odd.map((m) => `${m.setup} round ${m.round ?? '-'}`).join(', ')}`);
+}

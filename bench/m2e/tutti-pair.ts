@@ -1,0 +1,144 @@
+// Set-up C of the mouth-to-ear scenario (Node, Playwright): two Tutti browser processes on the rig
+// joined through the real UI and server, and what the receiving app says about its own latency at
+// the moment of a measurement.
+//
+// The sender captures `mic` and has its output volume at 0 (it would play the receiver's stream,
+// which is silence anyway); the receiver plays into `spk`, captures `silent.monitor` and is muted,
+// so the only thing Tutti adds to the recording is the sender's microphone at the receiver.
+
+import type { Page } from '@playwright/test';
+import type { StatsMessage } from '../../src/shared/worker-protocol.ts';
+import { joinRoom, type PeerBrowser } from '../../tests/support/browsers.ts';
+import { median, setDepth, stats, waitForStreams } from '../lib/app.ts';
+import { launchOnRig } from './browser.ts';
+import type { Rig } from './rig.ts';
+
+export interface TuttiPair {
+  sender: PeerBrowser;
+  receiver: PeerBrowser;
+  close(): Promise<void>;
+}
+
+/** Launches and joins both; resolves once the receiver gets the sender's stream at ≥ 300 frames/s. */
+export async function joinPair(rig: Rig, serverUrl: string, room: string): Promise<TuttiPair> {
+  const peers: PeerBrowser[] = [];
+  const close = async () => {
+    await Promise.all(peers.map((p) => p.close()));
+  };
+  try {
+    const sender = await launchOnRig(rig, { sink: 'spk', source: 'mic' });
+    peers.push(sender);
+    const receiver = await launchOnRig(rig, { sink: 'spk', source: 'silent.monitor' });
+    peers.push(receiver);
+    // No query: no test switches, the app as a user gets it.
+    await joinRoom(sender.page, serverUrl, room, 'Sender', { query: '' });
+    await sender.page.locator('input[name="master"]').fill('0');
+    await joinRoom(receiver.page, serverUrl, room, 'Receiver', { query: '' });
+    const mute = receiver.page.getByRole('button', { name: 'Mute', exact: true });
+    await mute.click();
+    await receiver.page.locator('button.mute[aria-pressed="true"]').waitFor({ timeout: 5000 });
+    await waitForStreams(receiver.page, 1, 300);
+    return { sender, receiver, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
+
+/** A manual depth on the receiver (the one that buffers the measured stream), through its UI. */
+export function setReceiverDepth(pair: TuttiPair, depth: number): Promise<void> {
+  return setDepth(pair.receiver.page, depth);
+}
+
+/** What the receiving app showed during one measurement window. */
+export interface AppFigures {
+  /** Whether the depth was chosen automatically, and the target depth in quanta at the end. */
+  adaptive: boolean | null;
+  depth: number | null;
+  fillAvg: number | null;
+  fillMin: number | null;
+  /** The added-latency stat (capture timestamp to playout, without device I/O), median of the window's p50s / p99s, ms. */
+  addedP50Ms: number | null;
+  addedP99Ms: number | null;
+  /** The peer strip's "One-way ≈" estimate, ms, and its parts as the strip's tooltip lists them. */
+  oneWayMs: number | null;
+  oneWayParts: string | null;
+  rttMs: number | null;
+  driftPpm: number | null;
+  /** Counted during the window. */
+  underruns: number;
+  trimmed: number;
+  late: number;
+  lost: number;
+  concealed: number;
+  /** Frames the sender did not send to the receiver during the window (its congestion rule). */
+  senderDropped: number;
+  framesPerSecond: number | null;
+}
+
+/**
+ * Samples both apps' stats while `during` runs (the recording), and reads the one-way estimate at
+ * its end. Counters are differences over the window; levels are medians or the last value.
+ */
+export async function appFiguresDuring<T>(pair: TuttiPair, during: () => Promise<T>): Promise<{ result: T; app: AppFigures }> {
+  const before = await stats(pair.sender.page);
+  const done = { value: false };
+  const sampling = sampleUntil(pair.receiver.page, done);
+  let result: T;
+  try {
+    result = await during();
+  } finally {
+    done.value = true;
+  }
+  const window = await sampling;
+  const after = await stats(pair.sender.page);
+  const oneWay = pair.receiver.page.locator('[data-testid="one-way"]').first();
+  const oneWayText = (await oneWay.textContent({ timeout: 2000 }).catch(() => null)) ?? '';
+  const oneWayParts = await oneWay.getAttribute('title', { timeout: 2000 }).catch(() => null);
+  const first = window[0]?.peers[0];
+  const last = window[window.length - 1]?.peers[0];
+  const diff = (k: 'underruns' | 'trimmed' | 'late' | 'lost' | 'concealed') => (first && last ? (last[k] ?? 0) - (first[k] ?? 0) : 0);
+  const lat = window.slice(1).flatMap((m) => (m.peers[0]?.latencyMs ? [m.peers[0].latencyMs] : []));
+  const oneWayMatch = /([\d.]+)\s*ms/.exec(oneWayText);
+  return {
+    result: result!,
+    app: {
+      adaptive: window[window.length - 1]?.adaptive ?? null,
+      depth: last?.depth ?? null,
+      fillAvg: last ? round1(last.fill.avg) : null,
+      fillMin: last ? round1(last.fill.min) : null,
+      addedP50Ms: round1(median(lat.map((l) => l.p50))),
+      addedP99Ms: round1(median(lat.map((l) => l.p99))),
+      oneWayMs: oneWayMatch ? Number(oneWayMatch[1]) : null,
+      oneWayParts,
+      rttMs: last?.rttMs === null || last?.rttMs === undefined ? null : round1(last.rttMs),
+      driftPpm: last ? Math.round(last.driftPpm) : null,
+      underruns: diff('underruns'),
+      trimmed: diff('trimmed'),
+      late: diff('late'),
+      lost: diff('lost'),
+      concealed: diff('concealed'),
+      senderDropped: (after?.peers[0]?.sendDropped ?? 0) - (before?.peers[0]?.sendDropped ?? 0),
+      framesPerSecond: last?.framesPerSecond ?? null,
+    },
+  };
+}
+
+/**
+ * Every distinct stats message (the worker posts them at 2 Hz) until `done`. A new message is told
+ * by the frames received from the peer, since the muted receiver may send nothing.
+ */
+async function sampleUntil(page: Page, done: { value: boolean }): Promise<StatsMessage[]> {
+  const all: StatsMessage[] = [];
+  while (!done.value) {
+    const s = await stats(page);
+    const prev = all[all.length - 1];
+    if (s && (!prev || s.peers[0]?.received !== prev.peers[0]?.received)) all.push(s);
+    await page.waitForTimeout(250);
+  }
+  return all;
+}
+
+function round1(x: number | null): number | null {
+  return x === null ? null : Math.round(x * 10) / 10;
+}

@@ -1,0 +1,239 @@
+// M2E — mouth-to-ear latency through the real OS audio path (Node side). The bench starts its own
+// PulseAudio with null devices and an Xvfb display (bench/m2e/rig.ts); a click train played into
+// the microphone and the speaker at once lands in the speaker's recording twice, directly and
+// through the browser, and the onset gap is the mouth-to-ear time. Set-ups, each a fresh browser
+// process, measured alternately in one sound-server session: A (Web Audio straight through, the
+// floor), W (plain WebRTC media), C (two Tutti processes through the UI) with default settings and
+// at the smallest manual depth whose sustained tone plays with no glitch.
+
+import { DEFAULT_DEPTH, MAX_DEPTH, MIN_DEPTH } from '../../src/shared/constants.ts';
+import { startServer } from '../../tests/support/server.ts';
+import { busyPercent, cpuSnapshot } from '../lib/app.ts';
+import type { M2eConfig } from '../lib/config.ts';
+import { serveBenchPages } from '../lib/pages.ts';
+import { launchOnRig } from '../m2e/browser.ts';
+import { measureClicks, measureTone, type ClickMeasurement } from '../m2e/measure.ts';
+import type { PathInfo } from '../m2e/m2e-protocol.ts';
+import { playAndRecord, sleep, startServerLoop, uploadSignal, type Signal } from '../m2e/record.ts';
+import { summarise, type M2eRound, type M2eSummaryRow } from '../m2e/report.ts';
+import { rigUnavailable, startRig, type Rig } from '../m2e/rig.ts';
+import { CLICKS, clickTrain, tone } from '../m2e/signals.ts';
+import { TONE_HZ } from '../m2e/tone.ts';
+import { appFiguresDuring, joinPair, setReceiverDepth, type AppFigures, type TuttiPair } from '../m2e/tutti-pair.ts';
+
+/** Recording kept after the signal ends, ms: beyond the 600 ms copy window of the last click. */
+const TAIL_MS = 300;
+const TONE_LEVEL = 0.5;
+/** Confirmations tried upward from the candidate before giving up (as P2). */
+const CONFIRM_TRIES = 4;
+
+export type SetupName = 'rig loop' | 'A' | 'W' | 'C default' | 'C clean depth' | `C depth ${number}`;
+
+export interface M2eMeasurement extends ClickMeasurement {
+  setup: SetupName;
+  /** 1-based round; null for the self-check and the depth sweep (one join for every depth). */
+  round: number | null;
+  /** C only: the receiver's manual depth, or 'auto'. */
+  depth: number | 'auto' | null;
+  /** C only: what the receiving app showed during the recording. */
+  app: AppFigures | null;
+  /** A and W: what the page's audio path reported. */
+  info: PathInfo | null;
+  machineBusyPercent: number;
+}
+
+export interface M2eToneStep {
+  depth: number;
+  kind: 'probe' | 'confirm';
+  seconds: number;
+  /** Envelope dips and phase jumps in the recorded copy (bench/m2e/tone.ts). */
+  dips: number;
+  jumps: number;
+  /** The receiving app's own glitch counters over the same tone. */
+  underruns: number;
+  trimmed: number;
+  late: number;
+  lost: number;
+  /** No dip, no jump, and the app counted no underrun, trim, late or lost frame. */
+  clean: boolean;
+}
+
+export interface M2eResult {
+  /** Why the scenario did not run (missing programs), or null. */
+  skipped: string | null;
+  config: M2eConfig;
+  /** The sound server's own mic → speaker loop, to show what the rig itself measures. */
+  selfCheck: M2eMeasurement | null;
+  measurements: M2eMeasurement[];
+  sweep: M2eToneStep[];
+  /** Smallest manual depth whose confirmation tone was clean; null if none (or no sweep). */
+  smallestCleanDepth: number | null;
+  rounds: M2eRound[];
+  summary: M2eSummaryRow[];
+  seconds: number;
+}
+
+export function emptyM2eResult(config: M2eConfig): M2eResult {
+  return { skipped: null, config, selfCheck: null, measurements: [], sweep: [], smallestCleanDepth: null, rounds: [], summary: [], seconds: 0 };
+}
+
+/** Fills `out` as it goes (a failure keeps what was measured); `out.skipped` says why it did not run. */
+export async function runM2e(cfg: M2eConfig, log: (s: string) => void, out: M2eResult): Promise<void> {
+  const why = rigUnavailable();
+  if (why) {
+    out.skipped = why;
+    log(`m2e skipped: ${why}`);
+    return;
+  }
+  const t0 = Date.now();
+  const rig = await startRig(log);
+  const opened: { close(): Promise<void> }[] = [];
+  try {
+    const pages = await serveBenchPages();
+    opened.push(pages);
+    const server = await startServer();
+    opened.push(server);
+    const spec = { ...CLICKS, clicks: cfg.clicks };
+    const clicks = await uploadSignal(rig, 'clicks', clickTrain(spec));
+    const run: Run = { rig, cfg, clicks, pagesUrl: pages.url, serverUrl: server.url, rooms: 0 };
+
+    log('m2e: self-check, the sound server\'s own mic → speaker loop');
+    const stopLoop = await startServerLoop(rig);
+    try {
+      out.selfCheck = await timed('rig loop', null, null, async () => ({ m: measureClicks(await record(run), cfg.clicks, spec.periodS) }));
+    } finally {
+      await stopLoop();
+    }
+
+    if (cfg.sweep) {
+      const probe = await uploadSignal(rig, 'tone-probe', tone(cfg.probeSeconds, TONE_HZ, TONE_LEVEL));
+      const confirm = await uploadSignal(rig, 'tone-confirm', tone(cfg.confirmSeconds, TONE_HZ, TONE_LEVEL));
+      await sweepDepth(run, probe, confirm, log, out);
+      summarise(out);
+    }
+
+    const setups: SetupName[] = ['A', 'W', 'C default', ...(out.smallestCleanDepth === null ? [] : ['C clean depth' as const])];
+    for (let round = 1; round <= cfg.rounds; round++) {
+      // Rotate the order each round, so no set-up always follows the same one.
+      const order = [...setups.slice((round - 1) % setups.length), ...setups.slice(0, (round - 1) % setups.length)];
+      for (const setup of order) {
+        log(`m2e round ${round}/${cfg.rounds}: ${setup}${setup === 'C clean depth' ? ` (${out.smallestCleanDepth})` : ''}`);
+        out.measurements.push(await measureSetup(run, setup, round, out.smallestCleanDepth));
+        summarise(out);
+      }
+    }
+  } finally {
+    for (const o of opened.reverse()) await o.close();
+    await rig.close();
+    out.seconds = Math.round((Date.now() - t0) / 1000);
+    summarise(out);
+  }
+}
+
+interface Run {
+  rig: Rig;
+  cfg: M2eConfig;
+  clicks: Signal;
+  pagesUrl: string;
+  serverUrl: string;
+  /** Rooms used so far: every join gets a fresh room. */
+  rooms: number;
+}
+
+function record(run: Run): Promise<Int16Array> {
+  return playAndRecord(run.rig, run.clicks, 'both', TAIL_MS);
+}
+
+async function timed(setup: SetupName, round: number | null, depth: M2eMeasurement['depth'], fn: () => Promise<{ m: ClickMeasurement; app?: AppFigures; info?: PathInfo }>): Promise<M2eMeasurement> {
+  const c0 = cpuSnapshot();
+  const { m, app, info } = await fn();
+  return { setup, round, depth, ...m, app: app ?? null, info: info ?? null, machineBusyPercent: busyPercent(c0, cpuSnapshot()) };
+}
+
+async function measureSetup(run: Run, setup: SetupName, round: number, cleanDepth: number | null): Promise<M2eMeasurement> {
+  const { cfg } = run;
+  switch (setup) {
+    case 'A':
+    case 'W':
+      return timed(setup, round, null, async () => {
+        const b = await launchOnRig(run.rig, { sink: 'spk', source: 'mic' });
+        try {
+          await b.page.goto(`${run.pagesUrl}/m2e/index.html`);
+          const info = await b.page.evaluate((w) => (w ? window.__m2eWebRtc() : window.__m2eDirect()), setup === 'W');
+          await sleep(cfg.settleSeconds * 1000);
+          return { m: measureClicks(await record(run), cfg.clicks, CLICKS.periodS), info };
+        } finally {
+          await b.close();
+        }
+      });
+    default: {
+      const depth = setup === 'C clean depth' ? cleanDepth! : 'auto';
+      return timed(setup, round, depth, async () => {
+        const pair = await joinPair(run.rig, run.serverUrl, `m2e-${process.pid}-${++run.rooms}`);
+        try {
+          if (depth !== 'auto') await setReceiverDepth(pair, depth);
+          await sleep(cfg.settleSeconds * 1000);
+          const { result, app } = await appFiguresDuring(pair, () => record(run));
+          return { m: measureClicks(result, cfg.clicks, CLICKS.periodS), app };
+        } finally {
+          await pair.close();
+        }
+      });
+    }
+  }
+}
+
+/**
+ * One join, the receiver's manual depth stepped down from the default: at each depth the click
+ * gap, then a short tone; below the last clean probe it stops, and the smallest probed-clean depth
+ * must then play the long tone clean (else the next one up is tried, as P2 does).
+ */
+async function sweepDepth(run: Run, probe: Signal, confirm: Signal, log: (s: string) => void, out: M2eResult): Promise<void> {
+  const { cfg } = run;
+  log(`m2e depth sweep: one join, manual depth from ${DEFAULT_DEPTH} down, ${cfg.probeSeconds} s tone per depth, ${cfg.confirmSeconds} s to confirm`);
+  const pair = await joinPair(run.rig, run.serverUrl, `m2e-${process.pid}-${++run.rooms}`);
+  try {
+    let candidate: number | null = null;
+    for (let depth = DEFAULT_DEPTH; depth >= MIN_DEPTH; depth--) {
+      await setReceiverDepth(pair, depth);
+      await sleep(cfg.settleSeconds * 1000);
+      out.measurements.push(await timed(`C depth ${depth}`, null, depth, async () => {
+        const { result, app } = await appFiguresDuring(pair, () => record(run));
+        return { m: measureClicks(result, cfg.clicks, CLICKS.periodS), app };
+      }));
+      const step = await toneStep(run, pair, probe, depth, 'probe');
+      out.sweep.push(step);
+      log(`m2e depth ${depth}: probe ${step.clean ? 'clean' : `not clean (${describe(step)})`}`);
+      if (!step.clean) break;
+      candidate = depth;
+    }
+    let depth = candidate ?? DEFAULT_DEPTH + 1;
+    for (let i = 0; i < CONFIRM_TRIES && depth <= MAX_DEPTH; i++, depth++) {
+      await setReceiverDepth(pair, depth);
+      await sleep(cfg.settleSeconds * 1000);
+      const step = await toneStep(run, pair, confirm, depth, 'confirm');
+      out.sweep.push(step);
+      log(`m2e depth ${depth}: ${cfg.confirmSeconds} s tone ${step.clean ? 'clean' : `not clean (${describe(step)})`}`);
+      if (step.clean) {
+        out.smallestCleanDepth = depth;
+        break;
+      }
+    }
+  } finally {
+    await pair.close();
+  }
+}
+
+async function toneStep(run: Run, pair: TuttiPair, signal: Signal, depth: number, kind: M2eToneStep['kind']): Promise<M2eToneStep> {
+  // Into micsink only: a direct copy of the same sine in the recording would add to the browser's
+  // copy with a phase-dependent level, and a dropout of the copy could even raise the sum.
+  const { result, app } = await appFiguresDuring(pair, () => playAndRecord(run.rig, signal, 'micsink', TAIL_MS));
+  const g = measureTone(result);
+  const counted = { underruns: app.underruns, trimmed: app.trimmed, late: app.late, lost: app.lost };
+  const clean = g.seconds > 0 && g.dips + g.jumps === 0 && Object.values(counted).every((n) => n === 0);
+  return { depth, kind, seconds: Math.round(g.seconds * 10) / 10, dips: g.dips, jumps: g.jumps, ...counted, clean };
+}
+
+function describe(s: M2eToneStep): string {
+  return `${s.dips} dips, ${s.jumps} jumps, app: ${s.underruns} underruns, ${s.trimmed} trimmed, ${s.late} late, ${s.lost} lost${s.seconds === 0 ? ', no tone recorded' : ''}`;
+}
