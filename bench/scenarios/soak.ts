@@ -1,17 +1,19 @@
 // Soak of the signaling hub (Node, no browser; loopback only): the real hub in a child process
 // (bench/lib/soak-hub.ts, so its RSS is its own and a crash shows), a few hundred attacking
-// sockets in another (bench/lib/soak-attackers.ts: garbage, floods, readers that stop reading,
-// connection churn, a crowd over the per-address limit, foreign origins), and two honest members
+// sockets in another at the lowest CPU priority (bench/lib/soak-attackers.ts: garbage, floods,
+// readers that stop reading, connection churn, a crowd over the per-address limit, foreign
+// origins), and two honest members
 // here that relay timestamped messages to each other through the hub. First a quiet window, then
 // the attack. Reported: the honest relay's latency p50/p99/max and losses in each window, the
 // hub's RSS over time, and its counters. Fails if the hub dies or the honest pair stops relaying.
 
-import { fork, type ChildProcess } from 'node:child_process';
+import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { WebSocket } from 'ws';
 import type { SignalingHealth } from '../../server/signaling.ts';
+import { busyPercent, cpuSnapshot } from '../lib/app.ts';
 import type { SoakAttack, SoakAttackReport } from '../lib/soak-attackers.ts';
 
 export interface SoakWindow {
@@ -23,6 +25,9 @@ export interface SoakWindow {
   latencyP50Ms: number | null;
   latencyP99Ms: number | null;
   latencyMaxMs: number | null;
+  /** CPU the hub's process used, in % of one core, and the whole machine's busy % (all cores, everyone). */
+  hubCpuPercent: number;
+  machineBusyPercent: number;
 }
 
 export interface SoakSample {
@@ -59,6 +64,12 @@ const ATTACKERS = fileURLToPath(new URL('../lib/soak-attackers.ts', import.meta.
 /** Each honest member publishes this often. */
 const HONEST_INTERVAL_MS = 20;
 
+/** The process's user + system CPU time in seconds (/proc/<pid>/stat, clock ticks of 1/100 s). */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 function rssMiB(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Math.round((Number(m[1]) / 1024) * 10) / 10 : NaN;
@@ -80,16 +91,23 @@ async function health(base: string): Promise<SignalingHealth | null> {
 
 /** One honest member: subscribes to the pair's topic and records the latency of the other's messages. */
 class Honest {
-  readonly latencies: number[] = [];
-  received = 0;
-  sent = 0;
+  /** The window messages sent now belong to (a message counts in the window it was sent in). */
+  window: SoakWindow['window'] = 'quiet';
+  private readonly by = new Map<string, { sent: number; received: number; latencies: number[] }>();
   private constructor(readonly ws: WebSocket, readonly name: string, readonly topic: string) {
     ws.on('message', (raw) => {
-      const m = JSON.parse(raw.toString()) as { type?: string; data?: { from?: string; t?: number } };
-      if (m.type !== 'publish' || m.data?.from === this.name || typeof m.data?.t !== 'number') return;
-      this.received++;
-      this.latencies.push(performance.now() - m.data.t);
+      const m = JSON.parse(raw.toString()) as { type?: string; data?: { from?: string; t?: number; w?: string } };
+      if (m.type !== 'publish' || m.data?.from === this.name || typeof m.data?.t !== 'number' || typeof m.data.w !== 'string') return;
+      const w = this.stats(m.data.w);
+      w.received++;
+      w.latencies.push(performance.now() - m.data.t);
     });
+  }
+
+  private stats(w: string): { sent: number; received: number; latencies: number[] } {
+    let s = this.by.get(w);
+    if (!s) this.by.set(w, (s = { sent: 0, received: 0, latencies: [] }));
+    return s;
   }
 
   static async join(url: string, name: string, topic: string): Promise<Honest> {
@@ -104,17 +122,14 @@ class Honest {
   }
 
   publish(): void {
+    this.stats(this.window).sent++; // counted even if the socket is gone: then it is lost
     if (this.ws.readyState !== WebSocket.OPEN) return;
-    this.sent++;
-    this.ws.send(JSON.stringify({ type: 'publish', topic: this.topic, data: { from: this.name, t: performance.now() } }));
+    this.ws.send(JSON.stringify({ type: 'publish', topic: this.topic, data: { from: this.name, t: performance.now(), w: this.window } }));
   }
 
-  /** Counters since the last call, and reset. */
-  take(): { sent: number; received: number; latencies: number[] } {
-    const out = { sent: this.sent, received: this.received, latencies: this.latencies.splice(0) };
-    this.sent = 0;
-    this.received = 0;
-    return out;
+  /** What was sent in window `w` by this member, and what it received of the other's. */
+  take(w: string): { sent: number; received: number; latencies: number[] } {
+    return this.stats(w);
   }
 }
 
@@ -153,35 +168,48 @@ export async function runSoak(short: boolean, log: (s: string) => void): Promise
     }, HONEST_INTERVAL_MS);
 
     const windows: SoakWindow[] = [];
+    let cpu0 = { machine: cpuSnapshot(), hub: cpuSeconds(hub.pid!) };
     const closeWindow = async (window: SoakWindow['window'], started: number): Promise<void> => {
-      await new Promise((r) => setTimeout(r, 300)); // messages in flight at the window's end
-      const parts = honest.map((h) => h.take());
+      const seconds = (performance.now() - started) / 1000;
+      const cpu1 = { machine: cpuSnapshot(), hub: cpuSeconds(hub.pid!) };
+      const usage = { hub: Math.round(((cpu1.hub - cpu0.hub) / seconds) * 1000) / 10, machine: busyPercent(cpu0.machine, cpu1.machine) };
+      cpu0 = cpu1;
+      await new Promise((r) => setTimeout(r, 500)); // messages in flight at the window's end
+      const parts = honest.map((h) => h.take(window));
+      const sent = parts.reduce((n, p) => n + p.sent, 0);
       const lat = parts.flatMap((p) => p.latencies).sort((a, b) => a - b);
       windows.push({
         window,
-        seconds: Math.round((performance.now() - started) / 100) / 10,
-        sent: parts.reduce((n, p) => n + p.sent, 0),
+        seconds: Math.round(seconds * 10) / 10,
+        sent,
         received: parts.reduce((n, p) => n + p.received, 0),
         latencyP50Ms: percentile(lat, 50),
         latencyP99Ms: percentile(lat, 99),
         latencyMaxMs: lat.length ? Math.round(lat[lat.length - 1]! * 100) / 100 : null,
+        hubCpuPercent: usage.hub,
+        machineBusyPercent: usage.machine,
       });
     };
 
     log(`soak: ${quietSeconds} s quiet, then ${attack.seconds} s of attack by ~${attack.garbage + attack.flood + attack.sinks * (attack.slowPerSink + 1) + attack.churn + attack.crowd} sockets`);
     await new Promise((r) => setTimeout(r, quietSeconds * 1000));
-    await closeWindow('quiet', t0);
-
+    for (const h of honest) h.window = 'attack';
     phase = 'attack';
+    // Its CPU figures are taken at once (before the first await); its late messages are awaited inside.
+    const quietClosed = closeWindow('quiet', t0);
     const attackStart = performance.now();
     const full: SoakAttack = { url, ...attack };
-    attackers = fork(ATTACKERS, [JSON.stringify(full)], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    // At the lowest CPU priority: real attackers run on their own machines, not on the hub's cores,
+    // so the hub and the honest members go first here (the attackers still use every idle cycle).
+    attackers = spawn('nice', ['-n', '19', process.execPath, '--import', 'tsx', ATTACKERS, JSON.stringify(full)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     const report = await new Promise<SoakAttackReport | null>((resolve) => {
       attackers!.on('message', (m: { type?: string; report?: SoakAttackReport }) => m.type === 'report' && resolve(m.report ?? null));
       attackers!.once('exit', () => resolve(null));
     });
     clearInterval(ticker);
+    await quietClosed;
     await closeWindow('attack', attackStart);
+    if (hubExit === null) await health(base); // still answering
     phase = 'after';
     await new Promise((r) => setTimeout(r, sampleEveryMs * 2));
     sampling = false;
@@ -217,7 +245,7 @@ export async function runSoak(short: boolean, log: (s: string) => void): Promise
 /** The figures as printed by `npm run bench`. */
 export function printSoak(r: SoakResult): void {
   console.log(`\nSoak: honest relay between two members through the hub (one message each per ${HONEST_INTERVAL_MS} ms), quiet then under attack:`);
-  console.table(r.windows.map((w) => ({ window: w.window, s: w.seconds, sent: w.sent, received: w.received, 'p50 ms': w.latencyP50Ms, 'p99 ms': w.latencyP99Ms, 'max ms': w.latencyMaxMs })));
+  console.table(r.windows.map((w) => ({ window: w.window, s: w.seconds, sent: w.sent, received: w.received, 'p50 ms': w.latencyP50Ms, 'p99 ms': w.latencyP99Ms, 'max ms': w.latencyMaxMs, 'hub CPU %': w.hubCpuPercent, 'machine busy %': w.machineBusyPercent })));
   console.log(`Hub RSS (its own process): start ${r.rssMiB.start} MiB, peak ${r.rssMiB.peak} MiB, end ${r.rssMiB.end} MiB; over time:`);
   console.table(r.samples.map((s) => ({ 't s': s.t, phase: s.phase, 'RSS MiB': s.rssMiB, sockets: s.sockets, topics: s.topics, 'closed for abuse': s.closedForAbuse })));
   const h = r.hub;
