@@ -23,12 +23,14 @@ export interface BenchConfig {
 
 /** The mouth-to-ear scenario (real audio path, bench/m2e): how much of it each mode runs. */
 export interface M2eConfig {
-  /** Rounds of A, W, C (default settings), C (smallest clean depth), each a fresh browser process. */
+  /** Rounds of A, B1, B2, W, C (default settings), C (smallest clean depth), each a fresh browser process. */
   rounds: number;
   /** Clicks per measurement, 1 s apart. */
   clicks: number;
   /** Whether to step the manual depth down to the smallest clean one (and measure C there each round). */
   sweep: boolean;
+  /** Whether each round also measures B1 and B2 (microphone → worklet → FIFO → worklet: the floor of a worklet chain). */
+  floorIsolators: boolean;
   /** Sustained tone per depth while stepping down, then to confirm the candidate, s. */
   probeSeconds: number;
   confirmSeconds: number;
@@ -65,12 +67,13 @@ export function parseArgs(argv: string[]): BenchConfig {
     p5Seconds: short ? 10 : 60,
     stall: { busyMs: 300, everyMs: 2000 },
     only,
-    // Short: one round of A, W and C with a few clicks, no depth sweep. Full: 5 rounds (the floor
-    // A alone scatters by about ±10 ms between page starts, so single rounds do not compare).
+    // Short: one round of A, W and C with a few clicks, no depth sweep, no B. Full: 5 rounds (the
+    // floor A alone scatters by about ±10 ms between page starts, so single rounds do not compare).
     m2e: {
       rounds: short ? 1 : 5,
       clicks: short ? 6 : 12,
       sweep: !short,
+      floorIsolators: !short,
       probeSeconds: 10,
       confirmSeconds: 60,
       settleSeconds: short ? 2 : 3,

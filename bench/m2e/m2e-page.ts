@@ -1,7 +1,11 @@
 // Mouth-to-ear reference page (main thread): the browser's own paths from the microphone to the
 // speaker that Tutti is measured against, A (Web Audio straight through: the floor of the
-// browser's audio I/O) and W (plain WebRTC media: what a video call does). Nothing here is Tutti.
+// browser's audio I/O), W (plain WebRTC media: what a video call does) and B (two worklets and a
+// FIFO, the floor of any worklet chain such as Tutti's). Nothing here is Tutti.
 
+import { FIFO, fifoBuffer } from './fifo.ts';
+import captureUrl from './fifo-capture.worklet.ts?worker&url';
+import playbackUrl from './fifo-playback.worklet.ts?worker&url';
 import type { PathInfo } from './m2e-protocol.ts';
 
 const SAMPLE_RATE = 48_000;
@@ -69,3 +73,34 @@ window.__m2eWebRtc = async () => {
   }
   return { ...trackInfo(stream), baseLatencyMs: null, outputLatencyMs: null, ...(codec ? { codec } : {}) };
 };
+
+let fifo: Int32Array | null = null;
+
+window.__m2eWorklets = async (contexts: 1 | 2, prefillQuanta: number) => {
+  const stream = await navigator.mediaDevices.getUserMedia(MICROPHONE);
+  const sab = fifoBuffer(prefillQuanta);
+  const capture = new AudioContext({ sampleRate: SAMPLE_RATE, latencyHint: 0 });
+  const playback = contexts === 1 ? capture : new AudioContext({ sampleRate: SAMPLE_RATE, latencyHint: 0 });
+  await capture.audioWorklet.addModule(captureUrl);
+  await playback.audioWorklet.addModule(playbackUrl);
+  const inNode = new AudioWorkletNode(capture, 'm2e-fifo-capture', { numberOfInputs: 1, numberOfOutputs: 0, channelCount: 2, channelCountMode: 'explicit', processorOptions: { sab } });
+  capture.createMediaStreamSource(stream).connect(inNode);
+  const outNode = new AudioWorkletNode(playback, 'm2e-fifo-playback', { numberOfInputs: 0, numberOfOutputs: 1, outputChannelCount: [2], processorOptions: { sab } });
+  outNode.connect(playback.destination);
+  await Promise.all([capture.resume(), playback.resume()]);
+  fifo = new Int32Array(sab, 0, 8);
+  // The two contexts start at different moments, so the fill after start is arbitrary: hold it at
+  // the prefill from here on.
+  window.__m2eFifoReset();
+  alive.push(stream, capture, playback, inNode, outNode);
+  return { ...trackInfo(stream), baseLatencyMs: playback.baseLatency * 1000, outputLatencyMs: playback.outputLatency * 1000 };
+};
+
+window.__m2eFifoReset = () => {
+  if (fifo) Atomics.store(fifo, FIFO.RESET, 1);
+};
+
+window.__m2eFifoCounters = () => ({
+  underruns: fifo ? Atomics.load(fifo, FIFO.UNDERRUNS) : 0,
+  overflows: fifo ? Atomics.load(fifo, FIFO.OVERFLOWS) : 0,
+});

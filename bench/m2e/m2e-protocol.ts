@@ -14,11 +14,25 @@ export interface PathInfo {
   codec?: string;
 }
 
+/** B only: the FIFO's glitch counters since the measurement started. */
+export interface FifoCounters {
+  underruns: number;
+  overflows: number;
+}
+
 declare global {
   interface Window {
     /** A: microphone → MediaStreamSource → destination, one AudioContext. */
     __m2eDirect(): Promise<PathInfo>;
     /** W: microphone → RTCPeerConnection audio track → second RTCPeerConnection in this page → <audio>. */
     __m2eWebRtc(): Promise<PathInfo>;
+    /**
+     * B: microphone → capture AudioWorklet → SharedArrayBuffer FIFO held at `prefillQuanta` →
+     * playback AudioWorklet, in one AudioContext or two (two render clocks, as two peers have).
+     */
+    __m2eWorklets(contexts: 1 | 2, prefillQuanta: number): Promise<PathInfo>;
+    /** B: puts the FIFO back to its prefill and zeroes its counters (just before a measurement). */
+    __m2eFifoReset(): void;
+    __m2eFifoCounters(): FifoCounters;
   }
 }

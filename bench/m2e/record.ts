@@ -19,16 +19,16 @@ const LOOP_LATENCY_MS = 5;
 const SAFE_LATENCY = '--latency-msec=100';
 
 /**
- * Loads `samples` into the sound server's sample cache as `name`. The server then plays it from
- * memory: a player process on a loaded 2-core machine underruns even with a 100 ms buffer, which
- * stretches the click train (its clicks no longer 1 s apart) and the tone (a dropout that is not
- * the browser's). The cache holds up to 16 MB, i.e. 87 s of stereo s16.
+ * Loads `samples` (interleaved, `channels` wide) into the sound server's sample cache as `name`.
+ * The server then plays it from memory: a player process on a loaded 2-core machine underruns even
+ * with a 100 ms buffer, which stretches the click train (its clicks no longer 1 s apart) and breaks
+ * the tone (a dropout that is not the browser's). The cache keeps float32, at most 16 MB a sample.
  */
-export async function uploadSignal(rig: Rig, name: string, samples: Int16Array): Promise<Signal> {
+export async function uploadSignal(rig: Rig, name: string, samples: Int16Array, channels = CHANNELS): Promise<Signal> {
   const path = join(rig.dir, `${name}.wav`);
-  writeFileSync(path, wav(samples));
+  writeFileSync(path, wav(samples, channels));
   await run('pactl', ['upload-sample', path, name], rig.env());
-  return { name, seconds: samples.length / CHANNELS / RATE };
+  return { name, seconds: samples.length / channels / RATE };
 }
 
 export interface Signal {

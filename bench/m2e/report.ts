@@ -9,9 +9,13 @@ export interface M2eRound {
   round: number;
   /** Median onset gap of each set-up in this round, ms. */
   aMs: number | null;
+  b1Ms: number | null;
+  b2Ms: number | null;
   wMs: number | null;
   cMs: number | null;
   cCleanMs: number | null;
+  b1MinusAMs: number | null;
+  b2MinusAMs: number | null;
   wMinusAMs: number | null;
   cMinusAMs: number | null;
   cCleanMinusAMs: number | null;
@@ -39,6 +43,9 @@ export interface M2eSummaryRow {
   appDepth: number | null;
   appUnderruns: number | null;
   appTrimmed: number | null;
+  /** B: the FIFO's underruns and overflows, summed. */
+  fifoUnderruns: number | null;
+  fifoOverflows: number | null;
 }
 
 const r1 = (x: number | null | undefined): number | null => (x === null || x === undefined ? null : Math.round(x * 10) / 10);
@@ -50,8 +57,21 @@ export function summarise(r: M2eResult): void {
   const inRound = (setup: string, round: number) => r.measurements.find((m) => m.setup === setup && m.round === round);
   const roundNumbers = [...new Set(r.measurements.flatMap((m) => (m.round === null ? [] : [m.round])))].sort((a, b) => a - b);
   r.rounds = roundNumbers.map((round) => {
-    const [a, w, c, cc] = (['A', 'W', 'C default', 'C clean depth'] as const).map((s) => inRound(s, round)?.medianMs ?? null);
-    return { round, aMs: a!, wMs: w!, cMs: c!, cCleanMs: cc!, wMinusAMs: sub(w, a), cMinusAMs: sub(c, a), cCleanMinusAMs: sub(cc, a) };
+    const [a, b1, b2, w, c, cc] = (['A', 'B1', 'B2', 'W', 'C default', 'C clean depth'] as const).map((s) => inRound(s, round)?.medianMs ?? null);
+    return {
+      round,
+      aMs: a!,
+      b1Ms: b1!,
+      b2Ms: b2!,
+      wMs: w!,
+      cMs: c!,
+      cCleanMs: cc!,
+      b1MinusAMs: sub(b1, a),
+      b2MinusAMs: sub(b2, a),
+      wMinusAMs: sub(w, a),
+      cMinusAMs: sub(c, a),
+      cCleanMinusAMs: sub(cc, a),
+    };
   });
   const aMedian = med(r.measurements.filter((m) => m.setup === 'A').map((m) => m.medianMs));
   const groups = new Map<string, M2eMeasurement[]>();
@@ -69,6 +89,7 @@ export function summarise(r: M2eResult): void {
     });
     const minusA = ms[0]!.setup === 'A' || ms[0]!.setup === 'rig loop' ? null : ms[0]!.round === null ? sub(medians?.median, aMedian) : med(perRound);
     const apps = ms.flatMap((m) => (m.app ? [m.app] : []));
+    const fifos = ms.flatMap((m) => (m.fifo ? [m.fifo] : []));
     return {
       setup,
       n: ms.length,
@@ -86,6 +107,8 @@ export function summarise(r: M2eResult): void {
       appDepth: med(apps.map((a) => a.depth)),
       appUnderruns: apps.length ? sum(apps.map((a) => a.underruns)) : null,
       appTrimmed: apps.length ? sum(apps.map((a) => a.trimmed)) : null,
+      fifoUnderruns: fifos.length ? sum(fifos.map((f) => f.underruns)) : null,
+      fifoOverflows: fifos.length ? sum(fifos.map((f) => f.overflows)) : null,
     };
   });
 }
@@ -114,11 +137,23 @@ export function printM2e(r: M2eResult): void {
     'app one-way ms': s.appOneWayMs,
     'app added p50 ms': s.appAddedP50Ms,
     'app depth': s.appDepth,
-    'app underruns/trimmed': s.appUnderruns === null ? '' : `${s.appUnderruns}/${s.appTrimmed}`,
+    'underruns/trimmed': s.appUnderruns !== null ? `${s.appUnderruns}/${s.appTrimmed} (app)` : s.fifoUnderruns !== null ? `${s.fifoUnderruns}/${s.fifoOverflows} overflows (FIFO)` : '',
   })));
   if (r.rounds.length) {
     console.log('\nM2E per round (median click gap of each set-up, ms; each a fresh browser process):');
-    console.table(r.rounds.map((x) => ({ round: x.round, A: x.aMs, W: x.wMs, 'C default': x.cMs, 'C clean depth': x.cCleanMs, 'W − A': x.wMinusAMs, 'C − A': x.cMinusAMs, 'C clean − A': x.cCleanMinusAMs })));
+    const b = r.config.floorIsolators;
+    console.table(r.rounds.map((x) => ({
+      round: x.round,
+      A: x.aMs,
+      ...(b ? { B1: x.b1Ms, B2: x.b2Ms } : {}),
+      W: x.wMs,
+      'C default': x.cMs,
+      'C clean depth': x.cCleanMs,
+      ...(b ? { 'B1 − A': x.b1MinusAMs, 'B2 − A': x.b2MinusAMs } : {}),
+      'W − A': x.wMinusAMs,
+      'C − A': x.cMinusAMs,
+      'C clean − A': x.cCleanMinusAMs,
+    })));
   }
   const cs = r.measurements.filter((m) => m.app);
   if (cs.length) {

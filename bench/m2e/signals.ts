@@ -34,16 +34,17 @@ export function clickTrain(spec: ClickSpec, rate = RATE): Int16Array {
 }
 
 /**
- * A sine on both channels with 20 ms fades, so the tone's own start and end carry no click and the
- * glitch detector only sees what the path did to it.
+ * A mono sine with 20 ms fades, so the tone's own start and end carry no click and the glitch
+ * detector only sees what the path did to it. Mono because the sound server's sample cache stores
+ * float32 and holds at most 16 MB: 43 s of stereo, 87 s of mono (the server plays it on both channels).
  */
 export function tone(seconds: number, hz: number, amplitude: number, rate = RATE): Int16Array {
   const frames = Math.round(seconds * rate);
   const fade = Math.round(0.02 * rate);
-  const out = new Int16Array(frames * CHANNELS);
+  const out = new Int16Array(frames);
   for (let f = 0; f < frames; f++) {
     const env = Math.min(1, f / fade, (frames - 1 - f) / fade);
-    out.fill(Math.round(amplitude * env * 32767 * Math.sin((2 * Math.PI * hz * f) / rate)), f * CHANNELS, (f + 1) * CHANNELS);
+    out[f] = Math.round(amplitude * env * 32767 * Math.sin((2 * Math.PI * hz * f) / rate));
   }
   return out;
 }

@@ -3,7 +3,8 @@
 // the microphone and the speaker at once lands in the speaker's recording twice, directly and
 // through the browser, and the onset gap is the mouth-to-ear time. Set-ups, each a fresh browser
 // process, measured alternately in one sound-server session: A (Web Audio straight through, the
-// floor), W (plain WebRTC media), C (two Tutti processes through the UI) with default settings and
+// floor), B1/B2 (two worklets and a FIFO, in one AudioContext or two: the floor of any worklet
+// chain), W (plain WebRTC media), C (two Tutti processes through the UI) with default settings and
 // at the smallest manual depth whose sustained tone plays with no glitch.
 
 import { DEFAULT_DEPTH, MAX_DEPTH, MIN_DEPTH } from '../../src/shared/constants.ts';
@@ -13,7 +14,7 @@ import type { M2eConfig } from '../lib/config.ts';
 import { serveBenchPages } from '../lib/pages.ts';
 import { launchOnRig } from '../m2e/browser.ts';
 import { measureClicks, measureTone, type ClickMeasurement } from '../m2e/measure.ts';
-import type { PathInfo } from '../m2e/m2e-protocol.ts';
+import type { FifoCounters, PathInfo } from '../m2e/m2e-protocol.ts';
 import { playAndRecord, sleep, startServerLoop, uploadSignal, type Signal } from '../m2e/record.ts';
 import { summarise, type M2eRound, type M2eSummaryRow } from '../m2e/report.ts';
 import { rigUnavailable, startRig, type Rig } from '../m2e/rig.ts';
@@ -26,8 +27,10 @@ const TAIL_MS = 300;
 const TONE_LEVEL = 0.5;
 /** Confirmations tried upward from the candidate before giving up (as P2). */
 const CONFIRM_TRIES = 4;
+/** B's FIFO fill, quanta: what issue 9 measured the two-clock floor with. */
+const B_PREFILL = 3;
 
-export type SetupName = 'rig loop' | 'A' | 'W' | 'C default' | 'C clean depth' | `C depth ${number}`;
+export type SetupName = 'rig loop' | 'A' | 'B1' | 'B2' | 'W' | 'C default' | 'C clean depth' | `C depth ${number}`;
 
 export interface M2eMeasurement extends ClickMeasurement {
   setup: SetupName;
@@ -37,8 +40,10 @@ export interface M2eMeasurement extends ClickMeasurement {
   depth: number | 'auto' | null;
   /** C only: what the receiving app showed during the recording. */
   app: AppFigures | null;
-  /** A and W: what the page's audio path reported. */
+  /** A, B and W: what the page's audio path reported. */
   info: PathInfo | null;
+  /** B: the FIFO's underruns and overflows during the recording. */
+  fifo: FifoCounters | null;
   machineBusyPercent: number;
 }
 
@@ -95,6 +100,12 @@ export async function runM2e(cfg: M2eConfig, log: (s: string) => void, out: M2eR
     opened.push(server);
     const spec = { ...CLICKS, clicks: cfg.clicks };
     const clicks = await uploadSignal(rig, 'clicks', clickTrain(spec));
+    const tones = cfg.sweep
+      ? {
+          probe: await uploadSignal(rig, 'tone-probe', tone(cfg.probeSeconds, TONE_HZ, TONE_LEVEL), 1),
+          confirm: await uploadSignal(rig, 'tone-confirm', tone(cfg.confirmSeconds, TONE_HZ, TONE_LEVEL), 1),
+        }
+      : null;
     const run: Run = { rig, cfg, clicks, pagesUrl: pages.url, serverUrl: server.url, rooms: 0 };
 
     log('m2e: self-check, the sound server\'s own mic → speaker loop');
@@ -105,14 +116,18 @@ export async function runM2e(cfg: M2eConfig, log: (s: string) => void, out: M2eR
       await stopLoop();
     }
 
-    if (cfg.sweep) {
-      const probe = await uploadSignal(rig, 'tone-probe', tone(cfg.probeSeconds, TONE_HZ, TONE_LEVEL));
-      const confirm = await uploadSignal(rig, 'tone-confirm', tone(cfg.confirmSeconds, TONE_HZ, TONE_LEVEL));
-      await sweepDepth(run, probe, confirm, log, out);
+    if (tones) {
+      await sweepDepth(run, tones.probe, tones.confirm, log, out);
       summarise(out);
     }
 
-    const setups: SetupName[] = ['A', 'W', 'C default', ...(out.smallestCleanDepth === null ? [] : ['C clean depth' as const])];
+    const setups: SetupName[] = [
+      'A',
+      ...(cfg.floorIsolators ? ['B1' as const, 'B2' as const] : []),
+      'W',
+      'C default',
+      ...(out.smallestCleanDepth === null ? [] : ['C clean depth' as const]),
+    ];
     for (let round = 1; round <= cfg.rounds; round++) {
       // Rotate the order each round, so no set-up always follows the same one.
       const order = [...setups.slice((round - 1) % setups.length), ...setups.slice(0, (round - 1) % setups.length)];
@@ -144,10 +159,10 @@ function record(run: Run): Promise<Int16Array> {
   return playAndRecord(run.rig, run.clicks, 'both', TAIL_MS);
 }
 
-async function timed(setup: SetupName, round: number | null, depth: M2eMeasurement['depth'], fn: () => Promise<{ m: ClickMeasurement; app?: AppFigures; info?: PathInfo }>): Promise<M2eMeasurement> {
+async function timed(setup: SetupName, round: number | null, depth: M2eMeasurement['depth'], fn: () => Promise<{ m: ClickMeasurement; app?: AppFigures; info?: PathInfo; fifo?: FifoCounters }>): Promise<M2eMeasurement> {
   const c0 = cpuSnapshot();
-  const { m, app, info } = await fn();
-  return { setup, round, depth, ...m, app: app ?? null, info: info ?? null, machineBusyPercent: busyPercent(c0, cpuSnapshot()) };
+  const { m, app, info, fifo } = await fn();
+  return { setup, round, depth, ...m, app: app ?? null, info: info ?? null, fifo: fifo ?? null, machineBusyPercent: busyPercent(c0, cpuSnapshot()) };
 }
 
 async function measureSetup(run: Run, setup: SetupName, round: number, cleanDepth: number | null): Promise<M2eMeasurement> {
@@ -162,6 +177,21 @@ async function measureSetup(run: Run, setup: SetupName, round: number, cleanDept
           const info = await b.page.evaluate((w) => (w ? window.__m2eWebRtc() : window.__m2eDirect()), setup === 'W');
           await sleep(cfg.settleSeconds * 1000);
           return { m: measureClicks(await record(run), cfg.clicks, CLICKS.periodS), info };
+        } finally {
+          await b.close();
+        }
+      });
+    case 'B1':
+    case 'B2':
+      return timed(setup, round, null, async () => {
+        const b = await launchOnRig(run.rig, { sink: 'spk', source: 'mic' });
+        try {
+          await b.page.goto(`${run.pagesUrl}/m2e/index.html`);
+          const info = await b.page.evaluate(([contexts, prefill]) => window.__m2eWorklets(contexts, prefill), [setup === 'B1' ? 1 : 2, B_PREFILL] as const);
+          await sleep(cfg.settleSeconds * 1000);
+          await b.page.evaluate(() => window.__m2eFifoReset());
+          const m = measureClicks(await record(run), cfg.clicks, CLICKS.periodS);
+          return { m, info, fifo: await b.page.evaluate(() => window.__m2eFifoCounters()) };
         } finally {
           await b.close();
         }

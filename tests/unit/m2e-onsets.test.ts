@@ -153,8 +153,8 @@ describe('m2e sustained-tone glitches', () => {
   function recordedTone(edit?: (x: Float64Array, start: number) => Float64Array): Float64Array {
     const t = tone(seconds, TONE_HZ, 0.5);
     const lead = Math.round(0.25 * RATE);
-    const x = new Float64Array(lead + t.length / CHANNELS + lead);
-    for (let f = 0; f < t.length / CHANNELS; f++) x[lead + f] = t[f * CHANNELS]! / 32768;
+    const x = new Float64Array(lead + t.length + lead);
+    for (let f = 0; f < t.length; f++) x[lead + f] = t[f]! / 32768;
     return edit ? edit(x, lead) : x;
   }
 
