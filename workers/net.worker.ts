@@ -8,13 +8,14 @@ import {
   DEFAULT_DEPTH,
   LOOPBACK_MARKER,
   MAX_PEERS,
+  METER_DECAY_PER_QUANTUM,
   MAX_REDUNDANCY,
   QUANTUM_FRAMES,
   QUANTUM_MS,
   QUANTUM_SAMPLES,
   clampDepth,
 } from '../src/shared/constants.ts';
-import { CAP_I32, CaptureViews, PEER_I32, PLAY_F32, PlaybackViews, slotOf } from '../src/shared/memory-layout.ts';
+import { CAP_F32, CAP_I32, CaptureViews, PEER_I32, PLAY_F32, PlaybackViews, slotOf } from '../src/shared/memory-layout.ts';
 import { seqAdd } from '../src/shared/seq.ts';
 import {
   ControlKind,
@@ -40,6 +41,7 @@ import { LatencyWindow } from './latency-window.ts';
 import { ArrivalTrace, IfdvWindow } from './arrival-stats.ts';
 import { StreamResampler } from './stream-resampler.ts';
 import { SendGovernor } from './send-governor.ts';
+import { TrackCapture } from './track-capture.ts';
 import { Tap } from './tap.ts';
 
 declare const self: DedicatedWorkerGlobalScope & { __tuttiTap?: Tap; __tuttiWorker?: NetWorker };
@@ -126,6 +128,17 @@ class NetWorker {
   private readonly test: TestOptions;
   private readonly resampler: StreamResampler | null;
   private trace: ArrivalTrace | null = null;
+  /** The microphone read straight from its track (the normal path); the capture ring is the fallback. */
+  private readonly track = new TrackCapture({
+    onQuantum: (frame, captureUs) => {
+      this.frame.set(frame);
+      this.sendCaptured(captureUs);
+    },
+    onEnd: (reason) => post({ type: 'error', message: reason }),
+  });
+  /** ping() asks for a loopback marker in the next quantum sent (a peer echoes for us). */
+  private injectMarker = false;
+  private inputPeak = 0;
   private channels: 1 | 2;
   private sendMuted = false;
   private depth: number;
@@ -190,26 +203,47 @@ class NetWorker {
       backlog--;
       // The newest quantum was captured about now; older ones one quantum apart before it.
       const captureUs = now - Math.round(backlog * QUANTUM_MS * 1000);
-      if (__TUTTI_TEST__ && this.resampler) {
-        // Test option: pretend our clock runs at captureRatio × ours (more or fewer frames).
-        this.resampler.push(this.frame);
-        while (this.resampler.pull(this.frame)) this.sendFrame(captureUs);
-      } else {
-        this.sendFrame(captureUs);
-      }
+      this.sendCaptured(captureUs);
     }
   }
 
-  /** Whether the frame about to be sent starts with the loopback marker the capture worklet injected. */
-  private frameHasMarker(): boolean {
-    for (let f = 0; f < LOOPBACK_MARKER.length; f++) if (this.frame[2 * f] !== LOOPBACK_MARKER[f]) return false;
-    return true;
+  /** Replace the microphone's stream (MediaStreamTrackProcessor.readable, transferred by the page). */
+  setCaptureSource(readable: ReadableStream<AudioData>): void {
+    this.track.start(readable);
+  }
+
+  /**
+   * A captured quantum is in `frame`, from either path: apply the input gain, meter it, stamp the
+   * loopback marker if one is due, and send it.
+   */
+  private sendCaptured(captureUs: number): void {
+    const frame = this.frame;
+    const gain = this.cap.f32[CAP_F32.INPUT_GAIN]!;
+    let peak = 0;
+    for (let i = 0; i < frame.length; i++) {
+      const x = frame[i]! * gain;
+      frame[i] = x;
+      const a = x > 0 ? x : -x;
+      if (a > peak) peak = a;
+    }
+    this.inputPeak = Math.max(peak, this.inputPeak * METER_DECAY_PER_QUANTUM);
+    this.cap.f32[CAP_F32.PEAK] = this.inputPeak;
+    if (__TUTTI_TEST__ && this.resampler) {
+      // Test option: pretend our clock runs at captureRatio × ours (more or fewer frames).
+      this.resampler.push(frame);
+      while (this.resampler.pull(frame)) this.sendFrame(captureUs);
+    } else {
+      this.sendFrame(captureUs);
+    }
   }
 
   private sendFrame(captureUs: number): void {
     if (this.sendMuted) this.frame.fill(0);
     const peers = this.peerList;
-    if (this.frameHasMarker()) {
+    if (this.injectMarker && !this.sendMuted) {
+      // Peer loopback: this quantum starts with the marker; the peer's echo of it gives the round trip.
+      this.injectMarker = false;
+      for (let f = 0; f < LOOPBACK_MARKER.length; f++) this.frame[2 * f] = this.frame[2 * f + 1] = LOOPBACK_MARKER[f]!;
       for (let i = 0; i < peers.length; i++) {
         const p = peers[i]!;
         if (p.loopback) {
@@ -240,7 +274,10 @@ class NetWorker {
         bytes = this.packetOfLength.get(copies === extra ? len : HEADER.SIZE + (1 + copies) * quantumBytes(this.channels))!;
       }
       const n = bytes.length;
-      if (ch.bufferedAmount > MAX_QUEUED_PACKETS * n) {
+      // The queue is measured in packets of this link's full size (a silent packet is 14 bytes: one
+      // sound packet queued behind it is no congestion).
+      const full = p.mono && this.channels === 2 ? packetBytes(1, false) : packetBytes(this.channels, false, Math.min(this.redundancy.frames, p.copies));
+      if (ch.bufferedAmount > MAX_QUEUED_PACKETS * full) {
         p.sendDropped++; // congested: drop rather than queue (it would only arrive late)
         this.packet[HEADER.FLAGS] = flags;
         continue;
@@ -289,7 +326,7 @@ class NetWorker {
     this.peerList = [...this.peers.values()];
     peer.channel.onopen = peer.channel.onclose = peer.channel.onmessage = peer.channel.onerror = null;
     if (peer.channel.readyState !== 'closed') peer.channel.close();
-    if (this.peerList.every((p) => !p.loopback)) Atomics.store(this.cap.i32, CAP_I32.INJECT, 0);
+    if (this.peerList.every((p) => !p.loopback)) this.injectMarker = false;
     peer.writer.release();
     post({ type: 'peer-closed', peerId, reason });
   }
@@ -414,7 +451,7 @@ class NetWorker {
       this.sendControl(p, ControlKind.PING, p.pingId, t);
       if (p.loopback) inject = true;
     }
-    if (inject) Atomics.store(this.cap.i32, CAP_I32.INJECT, 1);
+    if (inject) this.injectMarker = true;
   }
 
   // ---- control -----------------------------------------------------------------------------
@@ -474,6 +511,7 @@ class NetWorker {
 
   stop(): void {
     this.stopped = true;
+    this.track.stop();
     for (const t of this.timers) clearInterval(t);
     for (const id of [...this.peers.keys()]) this.removePeer(id, 'stopped');
   }
@@ -620,6 +658,9 @@ self.onmessage = (ev: MessageEvent<ToWorker>) => {
       break;
     case 'set-master-gain':
       worker!.setMasterGain(msg.gain);
+      break;
+    case 'capture-source':
+      worker!.setCaptureSource(msg.readable);
       break;
     case 'stop':
       worker!.stop();

@@ -12,6 +12,11 @@ import { TuttiError, isolationError, micError } from './errors.ts';
 import { NetBridge } from './net-bridge.ts';
 import { StatsRecorder } from './stats-recorder.ts';
 
+export type CapturePath = 'track' | 'worklet';
+
+/** MediaStreamTrackProcessor, which TypeScript's DOM types do not declare yet (the worker's do). */
+type TrackProcessorConstructor = new (init: { track: MediaStreamTrack }) => { readonly readable: ReadableStream<AudioData> };
+
 export interface EngineOptions {
   channels: 1 | 2;
   depth?: number;
@@ -40,7 +45,8 @@ export class AudioEngine {
   private constructor(
     readonly context: AudioContext,
     private readonly stream: MediaStream,
-    private readonly inputGain: GainNode,
+    /** How the microphone reaches the network worker: its track read in the worker, or the capture worklet (fallback). */
+    readonly capturePath: CapturePath,
     net: NetBridge,
     captureControl: Float32Array,
     playback: PlaybackViews,
@@ -89,15 +95,21 @@ export class AudioEngine {
     });
     await net.ready;
 
-    const source = context.createMediaStreamSource(stream);
-    const captureNode = new AudioWorkletNode(context, CAPTURE_PROCESSOR, {
-      numberOfInputs: 1,
-      numberOfOutputs: 0,
-      processorOptions: { capture } satisfies CaptureProcessorOptions,
-    });
-    // Input gain is a native GainNode before the capture worklet: the page only sets its value.
-    const inputGain = new GainNode(context, { gain: 1 });
-    source.connect(inputGain).connect(captureNode);
+    // The microphone goes to the network worker straight from its track where the browser can
+    // (workers/track-capture.ts says why); else through the capture worklet and the ring.
+    const track = stream.getAudioTracks()[0]!;
+    const Processor = (globalThis as { MediaStreamTrackProcessor?: TrackProcessorConstructor }).MediaStreamTrackProcessor;
+    const capturePath: CapturePath = Processor && track.getSettings().sampleRate === SAMPLE_RATE ? 'track' : 'worklet';
+    if (capturePath === 'track') {
+      net.setCaptureSource(new Processor!({ track }).readable);
+    } else {
+      const captureNode = new AudioWorkletNode(context, CAPTURE_PROCESSOR, {
+        numberOfInputs: 1,
+        numberOfOutputs: 0,
+        processorOptions: { capture } satisfies CaptureProcessorOptions,
+      });
+      context.createMediaStreamSource(stream).connect(captureNode);
+    }
     const playbackNode = new AudioWorkletNode(context, PLAYBACK_PROCESSOR, {
       numberOfInputs: 0,
       numberOfOutputs: 1,
@@ -106,12 +118,12 @@ export class AudioEngine {
     });
     playbackNode.connect(context.destination);
     await context.resume();
-    return new AudioEngine(context, stream, inputGain, net, captureMeterView(capture), new PlaybackViews(playbackSab));
+    return new AudioEngine(context, stream, capturePath, net, captureMeterView(capture), new PlaybackViews(playbackSab));
   }
 
-  /** Gain applied to the microphone before capture (0–4, linear). */
+  /** Gain applied to the microphone before sending (0–4, linear); the worker reads it from shared memory. */
   setInputGain(gain: number): void {
-    this.inputGain.gain.value = Math.min(4, Math.max(0, gain));
+    this.captureControl[CAP_F32.INPUT_GAIN] = Math.min(4, Math.max(0, gain));
   }
 
   /** Current meter levels; values may be one quantum old (single-writer floats, see memory-layout). */

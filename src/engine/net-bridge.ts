@@ -87,6 +87,10 @@ export class NetBridge {
   setSend(channels: 1 | 2, muted: boolean): void {
     this.post({ type: 'set-send', channels, muted });
   }
+  /** Hand the microphone's MediaStreamTrackProcessor stream to the worker (transferred). */
+  setCaptureSource(readable: ReadableStream<AudioData>): void {
+    this.worker.postMessage({ type: 'capture-source', readable } satisfies ToWorker, [readable as unknown as Transferable]);
+  }
   setMasterGain(gain: number): void {
     this.post({ type: 'set-master-gain', gain });
   }

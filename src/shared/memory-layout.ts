@@ -14,27 +14,25 @@ import { CAPTURE_RING_QUANTA, JITTER_SLOTS, MAX_PEERS, QUANTUM_SAMPLES } from '.
 // Capture: cap --(ringbuf.js SPSC ring of stereo float quanta)--> net
 // ---------------------------------------------------------------------------------------------
 
-/** Int32 fields of the capture control block. */
+/**
+ * Int32 fields of the capture control block. The ring and WAKE carry audio only on the fallback
+ * path (a browser without MediaStreamTrackProcessor): there the capture worklet feeds the ring.
+ * Normally the network worker reads the microphone itself (workers/track-capture.ts).
+ */
 export const CAP_I32 = {
   /** W cap (Atomics.add +1 after each pushed quantum, then Atomics.notify), R net (Atomics.waitAsync). */
   WAKE: 0,
   /** W cap: quanta dropped because the ring was full (net stalled > ring length). R net (→ stats). */
   OVERFLOWS: 1,
-  /** W cap: quanta rendered since start. R: diagnostics only (no reader yet). */
-  QUANTA: 2,
-  /**
-   * Peer-loopback impulse request. W net: store 1 to ask for a marker. W cap: compareExchange 1→0
-   * when it has written LOOPBACK_MARKER into the quantum it pushes next (so the marker is in the
-   * ring before the 0 is visible). R net finds the marker by content, not by this flag.
-   */
-  INJECT: 3,
   SIZE: 4,
 } as const;
 
 /** Float32 fields of the capture control block (after the Int32 block). */
 export const CAP_F32 = {
-  /** W cap: decaying peak of the input (0..1+), R page meter. */
+  /** W net (each quantum it sends, after the input gain): decaying peak of the input (0..1+), R page meter. */
   PEAK: 0,
+  /** W page (the input-gain control, 0..4; 1 at creation), R net, which multiplies every captured sample by it. */
+  INPUT_GAIN: 1,
   SIZE: 2,
 } as const;
 
@@ -45,13 +43,15 @@ export interface CaptureMemory {
 }
 
 export function createCaptureMemory(): CaptureMemory {
-  return {
+  const mem = {
     ring: RingBuffer.getStorageForCapacity(CAPTURE_RING_QUANTA * QUANTUM_SAMPLES, Float32Array),
     control: new SharedArrayBuffer((CAP_I32.SIZE + CAP_F32.SIZE) * 4),
   };
+  captureMeterView(mem)[CAP_F32.INPUT_GAIN] = 1;
+  return mem;
 }
 
-/** The capture block's Float32 fields alone (meters), for threads that must not touch the ring. */
+/** The capture block's Float32 fields alone (meter, input gain), for threads that must not touch the ring. */
 export function captureMeterView(mem: CaptureMemory): Float32Array {
   return new Float32Array(mem.control, CAP_I32.SIZE * 4, CAP_F32.SIZE);
 }

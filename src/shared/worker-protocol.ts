@@ -86,6 +86,15 @@ export interface SetMasterGainMessage {
 export interface StopMessage {
   type: 'stop';
 }
+/**
+ * The microphone, as its MediaStreamTrackProcessor's `readable` (transferred: Chromium then
+ * delivers each capture buffer to the worker directly). Replaces the previous source; without one
+ * the worker sends what the capture worklet puts in the capture ring (fallback path).
+ */
+export interface CaptureSourceMessage {
+  type: 'capture-source';
+  readable: ReadableStream<AudioData>;
+}
 
 export type ToWorker =
   | InitMessage
@@ -99,6 +108,7 @@ export type ToWorker =
   | GetTraceMessage
   | SetSendMessage
   | SetMasterGainMessage
+  | CaptureSourceMessage
   | StopMessage;
 
 export interface PeerStats {

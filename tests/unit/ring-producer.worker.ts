@@ -56,7 +56,6 @@ function main(data: ProducerData): void {
       next += w;
       while (Math.floor(next / QUANTUM_SAMPLES) > wakes) {
         wakes++;
-        Atomics.store(views.i32, CAP_I32.QUANTA, wakes);
         Atomics.add(views.i32, CAP_I32.WAKE, 1);
         Atomics.notify(views.i32, CAP_I32.WAKE);
       }

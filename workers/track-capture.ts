@@ -1,0 +1,107 @@
+// Network worker: reads the microphone straight from its MediaStreamTrackProcessor stream (the
+// page transfers the `readable`; Chromium then delivers each capture buffer to this worker without
+// a hop through the page) and cuts it into 128-frame stereo quanta, each stamped with the capture
+// time of its first frame.
+//
+// Why not the capture AudioWorklet: through an AudioContext the microphone passes a FIFO of up to
+// ten capture buffers that is drained by the *output* device's clock. Its fill depends on the phase
+// of the first capture buffer against the first render (up to one 21 ms buffer, new at every
+// join) and creeps whenever the input and output clocks differ, so every join gets a different
+// delay (docs/BENCHMARKS.md, mouth-to-ear). Here each buffer is sent the moment it is captured and
+// the stream runs at the microphone's own clock, which the receiver's drift control follows.
+
+import { BUS_CHANNELS, QUANTUM_FRAMES, SAMPLE_RATE } from '../src/shared/constants.ts';
+
+/** Frames of one capture buffer we accept without growing the staging planes (Chromium delivers 480–1024). */
+const INITIAL_CHUNK_FRAMES = 4096;
+
+export interface CaptureSink {
+  /** One stereo-interleaved quantum (QUANTUM_FRAMES × 2 floats, reused: copy before the next call) and the wall-clock capture time of its first frame, µs. */
+  onQuantum(frame: Float32Array, captureUs: number): void;
+  /** The stream ended or failed; `reason` says why in words for the user. */
+  onEnd(reason: string): void;
+}
+
+export class TrackCapture {
+  private reader: ReadableStreamDefaultReader<AudioData> | null = null;
+  private planes: [Float32Array, Float32Array] = [new Float32Array(INITIAL_CHUNK_FRAMES), new Float32Array(INITIAL_CHUNK_FRAMES)];
+  /** The quantum being assembled (stereo interleaved) and how many frames it holds. */
+  private readonly frame = new Float32Array(QUANTUM_FRAMES * BUS_CHANNELS);
+  private filled = 0;
+  /** Capture time of `frame`'s first frame, µs (wall clock). */
+  private frameUs = 0;
+  /** Capture buffers and frames read, for stats. */
+  chunks = 0;
+  frames = 0;
+
+  constructor(private readonly sink: CaptureSink) {}
+
+  /** Read `readable` from now on, replacing any previous source (a device switch keeps the stream going). */
+  start(readable: ReadableStream<AudioData>): void {
+    this.stop();
+    const reader = readable.getReader();
+    this.reader = reader;
+    this.filled = 0;
+    void this.pump(reader);
+  }
+
+  stop(): void {
+    const r = this.reader;
+    this.reader = null;
+    if (r) void r.cancel().catch(() => {});
+  }
+
+  private async pump(reader: ReadableStreamDefaultReader<AudioData>): Promise<void> {
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (reader !== this.reader) {
+          value?.close();
+          return; // replaced or stopped
+        }
+        if (done) {
+          this.reader = null;
+          this.sink.onEnd('The microphone stopped delivering audio (the device was unplugged or the track ended).');
+          return;
+        }
+        try {
+          this.take(value);
+        } finally {
+          value.close();
+        }
+      }
+    } catch (err) {
+      if (reader === this.reader) {
+        this.reader = null;
+        this.sink.onEnd(`Reading the microphone failed: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
+  }
+
+  /** Append one capture buffer; emit every quantum it completes. */
+  private take(data: AudioData): void {
+    if (data.sampleRate !== SAMPLE_RATE) throw new Error(`the microphone runs at ${data.sampleRate} Hz, not ${SAMPLE_RATE} Hz`);
+    const n = data.numberOfFrames;
+    if (n > this.planes[0].length) this.planes = [new Float32Array(n), new Float32Array(n)]; // a larger device buffer: once
+    const [l, r] = this.planes;
+    data.copyTo(l, { planeIndex: 0, format: 'f32-planar', frameCount: n });
+    if (data.numberOfChannels > 1) data.copyTo(r, { planeIndex: 1, format: 'f32-planar', frameCount: n });
+    else r.set(l.subarray(0, n));
+    // AudioData.timestamp is the capture time of the buffer's first frame on this worker's
+    // performance timeline (µs); the wire carries wall-clock µs.
+    const firstUs = performance.timeOrigin * 1000 + data.timestamp;
+    this.chunks++;
+    this.frames += n;
+    const frame = this.frame;
+    for (let i = 0; i < n; i++) {
+      if (this.filled === 0) this.frameUs = firstUs + (i * 1e6) / SAMPLE_RATE;
+      const o = 2 * this.filled;
+      frame[o] = l[i]!;
+      frame[o + 1] = r[i]!;
+      if (++this.filled === QUANTUM_FRAMES) {
+        this.filled = 0;
+        this.sink.onQuantum(frame, Math.round(this.frameUs));
+      }
+    }
+  }
+}
