@@ -7,7 +7,7 @@
 import { mulberry32 } from '../tests/unit/prng.ts';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_DEPTH, QUANTUM_FRAMES, QUANTUM_SAMPLES, SAMPLE_RATE } from '../src/shared/constants.ts';
-import { PEER_I32, PlaybackViews, createPlaybackMemory } from '../src/shared/memory-layout.ts';
+import { PEER_I32, PLAY_I32, PlaybackViews, createPlaybackMemory } from '../src/shared/memory-layout.ts';
 import { HEADER, MAX_PACKET_BYTES, RedundancyHistory, Reject, decodeHeader, encodePacket, newHeader, packetBytes } from '../src/shared/wire.ts';
 import { DepthController } from '../workers/depth-controller.ts';
 import { JitterWriter } from '../workers/jitter-writer.ts';
@@ -401,6 +401,7 @@ export function simulateDrift(o: DriftOptions): DriftResult {
       view.setUint32(HEADER.SEQUENCE, flightSeq[best]! >>> 0, true);
       if (decodeHeader(pv, h) !== Reject.OK) throw new Error('packet rejected');
       w.accept(h, pv);
+      ctl.onArrival(h.sequence, Atomics.load(v.i32, PLAY_I32.QUANTA));
       flightSeq.splice(best, 1);
       flightAt.splice(best, 1);
     }
@@ -410,7 +411,7 @@ export function simulateDrift(o: DriftOptions): DriftResult {
       const nowMs = (t * QUANTUM_FRAMES * 1000) / SAMPLE_RATE;
       if (o.retarget && nowMs >= o.retarget.at * 1000 && ctl.target !== o.retarget.depth && !ctl.adaptive) ctl.setDepth(o.retarget.depth, false);
       for (let low = w.nextFillWindow(); low !== null; low = w.nextFillWindow()) {
-        ctl.onWindow(low / QUANTUM_FRAMES);
+        ctl.onWindow(low / QUANTUM_FRAMES, w.windowTrimmed);
         if (t >= settleTick) {
           const err = Math.abs(low / QUANTUM_FRAMES - ctl.target);
           if (err > maxErr) maxErr = err;

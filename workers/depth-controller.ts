@@ -11,11 +11,17 @@
 //   trace: how far the low point dips below its running average (the 99th percentile of those dips
 //   over the last ~22 s, so a slow trend is not mistaken for jitter), plus one quantum of headroom. Like SonoBus's auto mode, grow at once on a glitch (a late frame or an
 //   underrun) and shrink only after 10 s without one, one quantum per 2 s.
-// - Rate: a PI controller holds the median low point of the last half second at the target. Its
-//   integral settles at the two clocks' ratio (the drift estimate); its proportional part moves the
+// - Start-up: after the first ~2 s of a stream without a glitch the target jumps to what that
+//   history needs (either way), so every join settles near the same depth within seconds instead
+//   of walking down from the default one quantum per 2 s.
+// - Rate: the measured clock ratio (workers/drift-estimator.ts) fed forward, plus a proportional
+//   term that holds the median low point of the last half second at the target and moves the
 //   buffer to a new depth by playing up to 0.5 % faster or slower, never by skipping or holding.
+//   (An integral term would settle at the ratio too, but it also winds up on every depth change,
+//   and what it then reports as drift is the controller's own transient.)
 
 import { MAX_DEPTH, MAX_RATE_DEVIATION, MIN_DEPTH, clampDepth } from '../src/shared/constants.ts';
+import { DriftEstimator } from './drift-estimator.ts';
 
 /** Fill windows remembered (43 ms each: ~22 s). */
 const HISTORY = 512;
@@ -30,16 +36,12 @@ const SHRINK_STEP_MS = 2_000;
 const GROW_STEP_MS = 500;
 /** Rate per quantum of depth error (1 quantum off → 0.1 % → corrected in ~3 s). */
 const KP = 0.001;
-/** Integral gain per quantum-second (about critically damped with KP at 375 quanta/s). */
-const KI = 0.0001;
 /** Depth error (quanta) treated as zero. */
 const DEAD_BAND = 0.5;
-/** Error band (quanta) within which the integral accumulates. */
-const INTEGRATE_WITHIN = 2;
+/** Clean windows after a (re)start before the target jumps to the measured need (~2 s). */
+const SETTLE_WINDOWS = 46;
 /** Running-average gain per window for the dip measurement (time constant ≈ 10 windows = 0.4 s). */
 const AVERAGE_GAIN = 0.1;
-/** Largest clock difference the integral may explain: ±4000 ppm (sound cards stay within ~100; headless Chromium's timer-driven fake devices drift ~1000). */
-const MAX_DRIFT = 0.004;
 
 export class DepthController {
   adaptive: boolean;
@@ -48,8 +50,11 @@ export class DepthController {
   target: number;
   /** Rate for the resampler (1 ± MAX_RATE_DEVIATION). */
   rate = 1;
-  /** Integral term: the estimated ratio of the sender's clock to ours, minus 1. */
+  /** The sender's clock relative to ours, minus 1, as last measured (kept across a resync: same clocks). */
   drift = 0;
+  private readonly clocks = new DriftEstimator();
+  /** The start-up jump to the measured need is still to come (see the header). */
+  private settling = true;
   private readonly lows = new Float32Array(HISTORY);
   /** How far each window's low point fell below the running average of low points (detrended jitter). */
   private readonly dips = new Float32Array(HISTORY);
@@ -57,7 +62,6 @@ export class DepthController {
   private readonly scratch = new Float32Array(HISTORY);
   private count = 0;
   private next = 0;
-  private lastUpdateMs = -1;
   private lastGlitchMs = -Infinity;
   private lastShrinkMs = -Infinity;
   private lastGrowMs = -Infinity;
@@ -101,11 +105,18 @@ export class DepthController {
     if (this.count < HISTORY) this.count++;
   }
 
+  /** A data packet arrived (its sequence), with the quanta our output has rendered so far: the drift measurement. */
+  onArrival(seq: number, renderedQuanta: number): void {
+    this.clocks.add(seq, renderedQuanta);
+  }
+
   /** Forget the history (a resync starts a new timeline). The drift estimate is kept: same clocks. */
   reset(): void {
     this.count = 0;
     this.next = 0;
     this.average = NaN;
+    this.clocks.reset();
+    this.settling = true;
   }
 
   /** The q-quantile of the last `n` entries of `series`. */
@@ -128,14 +139,17 @@ export class DepthController {
 
   /** About every 100 ms, with the peer's total late + underrun count. */
   update(nowMs: number, glitches: number): void {
-    const dt = this.lastUpdateMs < 0 ? 0 : Math.min(1, (nowMs - this.lastUpdateMs) / 1000);
-    this.lastUpdateMs = nowMs;
     if (this.lastGlitches < 0) this.lastGlitchMs = nowMs; // no shrinking in the first 10 s either
     const newGlitches = this.lastGlitches >= 0 && glitches > this.lastGlitches;
     this.lastGlitches = glitches;
+    if (newGlitches) this.settling = false; // a glitch this early: grow as usual, no jump down
     if (this.adaptive && this.count >= RECENT) {
       const need = Math.min(MAX_DEPTH, Math.max(MIN_DEPTH, Math.ceil(this.spread() + HEADROOM)));
-      if (newGlitches) {
+      if (this.settling && this.count >= SETTLE_WINDOWS) {
+        this.settling = false;
+        this.target = need;
+        this.lastShrinkMs = nowMs;
+      } else if (newGlitches) {
         if (nowMs - this.lastGrowMs >= GROW_STEP_MS) {
           this.target = Math.min(MAX_DEPTH, Math.max(this.target, need) + 1);
           this.lastGrowMs = nowMs;
@@ -148,6 +162,8 @@ export class DepthController {
         this.lastShrinkMs = nowMs;
       }
     }
+    const measured = this.clocks.estimate();
+    if (measured !== null) this.drift = measured;
     if (this.count < RECENT / 2) {
       this.rate = 1 + this.drift;
       return;
@@ -156,9 +172,6 @@ export class DepthController {
     // a half-quantum dead band keeps the rate from chasing those steps.
     const raw = this.quantile(this.lows, Math.min(this.count, RECENT), 0.5) - this.target;
     const error = raw > DEAD_BAND ? raw - DEAD_BAND : raw < -DEAD_BAND ? raw + DEAD_BAND : 0;
-    // Integrate only near the target: large errors (start-up, a depth change) are the proportional
-    // part's job, and winding the integral up on them would overshoot afterwards.
-    if (Math.abs(error) < INTEGRATE_WITHIN) this.drift = Math.max(-MAX_DRIFT, Math.min(MAX_DRIFT, this.drift + KI * error * dt));
     this.rate = Math.max(1 - MAX_RATE_DEVIATION, Math.min(1 + MAX_RATE_DEVIATION, 1 + KP * error + this.drift));
   }
 

@@ -15,7 +15,7 @@ import {
   QUANTUM_SAMPLES,
   clampDepth,
 } from '../src/shared/constants.ts';
-import { CAP_F32, CAP_I32, CaptureViews, PEER_I32, PLAY_F32, PlaybackViews, slotOf } from '../src/shared/memory-layout.ts';
+import { CAP_F32, CAP_I32, CaptureViews, PEER_I32, PLAY_F32, PLAY_I32, PlaybackViews, slotOf } from '../src/shared/memory-layout.ts';
 import { seqAdd } from '../src/shared/seq.ts';
 import {
   ControlKind,
@@ -364,6 +364,7 @@ class NetWorker {
       const arrival = peer.writer.accept(h, view);
       const arrivalMs = performance.timeOrigin + performance.now();
       if (arrival === Arrival.RESYNC) peer.controller.reset();
+      if (arrival === Arrival.ON_TIME || arrival === Arrival.RESYNC || arrival === Arrival.LATE) peer.controller.onArrival(h.sequence, Atomics.load(this.play.i32, PLAY_I32.QUANTA));
       if (arrival === Arrival.ON_TIME || arrival === Arrival.RESYNC) {
         const transitUs = (nowUs() - h.captureTimeUs) | 0; // both clocks are wall clocks; wraps at 2^32 µs
         const margin = peer.writer.lastMarginFrames / QUANTUM_FRAMES;

@@ -25,8 +25,8 @@ const MAX_FULL_FITS_PER_QUANTUM = 1;
 const MAX_LIGHT_FITS_PER_QUANTUM = 6;
 /**
  * Excess over the target depth (quanta) beyond which the buffer is trimmed at once rather than
- * drained by the rate (which takes ~0.5 s per quantum): on resuming after an underrun, or when the
- * low point has stayed above it for TRIM_SUSTAINED_WINDOWS fill windows.
+ * drained by the rate (which takes ~0.5 s per quantum): when the low point has stayed above it for
+ * TRIM_SUSTAINED_WINDOWS fill windows.
  */
 const TRIM_EXCESS = 4;
 /** Fill windows (43 ms each: 340 ms) the low point must stay above target + TRIM_EXCESS before a trim. */
@@ -200,17 +200,12 @@ export class Mixer {
       }
       this.outage[p] = 0;
     }
-    let slot = slotOf(cur);
-    if (this.holding[p] !== 0 && Atomics.load(i32, v.tag(p, slot)) === (cur | 0)) {
-      // Resuming after an underrun. If the stall upstream ended with a burst, more than the
-      // target is queued now: skip the excess here, at the glitch (the crossfade from the
-      // concealment covers the jump), rather than carry the stall as latency for seconds.
-      this.holding[p] = 0;
-      const queued = seqDiff(Atomics.load(i32, v.peerI32(p, PEER_I32.NEWEST)) >>> 0, cur) + 1;
-      const excess = queued - Atomics.load(i32, v.peerI32(p, PEER_I32.TARGET_DEPTH));
-      if (excess > TRIM_EXCESS) this.skip[p] = excess;
-    }
+    const slot = slotOf(cur);
     if (Atomics.load(i32, v.tag(p, slot)) === (cur | 0)) {
+      // (Resuming after an underrun takes no trim here: what is queued right after a burst arrives
+      // is the top of the arrival sawtooth, while the target is a low point. A stall's backlog is
+      // trimmed by watchExcess once the low point shows it.)
+      this.holding[p] = 0;
       // The tag load above makes the worker's sample writes visible (it stored the tag after them).
       const src = v.samples(p, slot);
       const f32 = v.f32;

@@ -88,7 +88,7 @@ export type PeerState = (typeof PeerState)[keyof typeof PeerState];
 
 /** Global Int32 fields of the playback block. */
 export const PLAY_I32 = {
-  /** W play: quanta rendered. R: diagnostics only (no reader yet). */
+  /** W play (Atomics.store after each render quantum): quanta rendered. R net, at each packet arrival: the output clock of the drift measurement (workers/drift-estimator.ts). */
   QUANTA: 0,
   /** W play: output samples clipped to full scale. R page. */
   CLIPPED: 1,
@@ -144,11 +144,10 @@ export const PEER_I32 = {
    */
   FILL_COUNT: 14,
   /**
-   * W play: quanta it skipped to bring the buffer back to its target at once: on resuming after an
-   * underrun with more than TRIM_EXCESS quanta over the target queued (a stall upstream delivered
-   * them all at once), or when the low point stayed that far above the target for
-   * TRIM_SUSTAINED_WINDOWS windows (a stall of this audio thread, a lower manual depth). R net
-   * (→ stats).
+   * W play: quanta it skipped to bring the buffer back to its target at once, when the low point
+   * stayed more than TRIM_EXCESS above the target for TRIM_SUSTAINED_WINDOWS windows (a stall
+   * upstream that delivered its backlog at once, a stall of this audio thread, a lower manual
+   * depth). R net (→ stats).
    */
   TRIMMED: 15,
   /** FILL_RING entries (see FILL_COUNT). W play, R net. */

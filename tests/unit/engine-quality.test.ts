@@ -202,25 +202,61 @@ describe('DepthController', () => {
     assert.equal(manual.target, 4);
   });
 
-  test('rate: holds the fill at the target with a PI controller; the integral is the clock ratio', () => {
-    // A plain buffer model, no mixer: the fill falls by (rate − ratio) quanta per quantum played.
+  // A plain buffer model, no mixer: per 43 ms window the receiver renders 16 quanta and plays
+  // 16 × rate of them; the sender's clock delivers 16 × ratio sequences, one arrival each, with
+  // up to `jitterQuanta` of delay. Returns the final fill.
+  const model = (c: DepthController, ppm: number, windows: number, jitterQuanta: number, at?: (w: number) => number): number => {
+    const ratio = 1 + ppm * 1e-6;
+    const rng = mulberry32(7);
+    let fill = 6; // start 2 quanta below the target
+    let seq = 0xfffff000; // wraps during the run
+    let sent = 0;
+    let now = 0;
+    for (let w = 0; w < windows; w++) {
+      fill -= at?.(w) ?? 0; // a trim
+      fill += (ratio - c.rate) * 16;
+      for (; sent < (w + 1) * 16 * ratio; sent++) c.onArrival((seq + sent) >>> 0, Math.floor(sent / ratio + jitterQuanta * rng()));
+      c.onWindow(fill);
+      if (w % 2 === 1) {
+        c.update(now, 0);
+        now += 100;
+      }
+    }
+    return fill;
+  };
+
+  test('rate: the measured clock ratio fed forward plus a proportional term holds the fill at the target', () => {
     for (const ppm of [1000, -1000, 200, -200, 0]) {
       const c = new DepthController(8, false);
-      const ratio = 1 + ppm * 1e-6;
-      let fill = 6; // start 2 quanta below the target
-      let now = 0;
-      for (let w = 0; w < 20_000; w++) {
-        fill += (ratio - c.rate) * 16; // one 43 ms window = 16 quanta
-        c.onWindow(fill);
-        if (w % 2 === 1) {
-          c.update(now, 0);
-          now += 100;
-        }
-      }
+      const fill = model(c, ppm, 20_000, 4);
       // Within the controller's half-quantum dead band, where the fill may rest.
       assert.ok(Math.abs(fill - 8) <= 0.55, `${ppm} ppm: fill ${fill}`);
-      assert.ok(Math.abs(c.drift * 1e6 - ppm) < 50, `${ppm} ppm: drift estimate ${c.drift * 1e6}`);
+      assert.ok(Math.abs(c.drift * 1e6 - ppm) < 25, `${ppm} ppm: drift estimate ${c.drift * 1e6}`);
     }
+  });
+
+  test('drift reads the clocks, not the controller: a depth change and a trim leave it at the true ratio', () => {
+    const c = new DepthController(4, false);
+    const readings: number[] = [];
+    model(c, 150, 4000, 4, (w) => {
+      if (w === 1000) c.setDepth(12, false); // the proportional term plays slower for a while
+      if (w > 600 && w % 50 === 0) readings.push(c.drift * 1e6);
+      return w === 2500 ? 6 : 0; // a trim: 6 quanta skipped at once
+    });
+    for (const r of readings) assert.ok(Math.abs(r - 150) < 30, `drift ${r} ppm: ${readings.map(Math.round).join(' ')}`);
+  });
+
+  test('adaptive start-up: after ~2 clean seconds the target jumps to the measured need', () => {
+    const c = new DepthController(8, true);
+    let now = 0;
+    for (let w = 0; w < 60; w++) {
+      c.onWindow(3 + (w % 3 === 0 ? -1 : 0)); // one quantum of jitter around 3
+      if (w % 2 === 1) {
+        c.update(now, 0);
+        now += 100;
+      }
+    }
+    assert.ok(c.target <= 3, `settled at ${c.target}`);
   });
 });
 
