@@ -181,6 +181,7 @@ export function printM2e(r: M2eResult): void {
   }
   const rig = r.selfCheck;
   if (rig) console.log(`\nM2E rig self-check (the sound server's own mic → speaker loop, 5 ms): median ${rig.medianMs} ms, within the run ${range(rig.minMs, rig.maxMs)} ms, ${rig.missing} missing, ${rig.doubled} doubled`);
+  if (r.toneCheck) console.log(`M2E tone self-check through A (no Tutti): ${r.toneCheck.seconds} s analysed, ${r.toneCheck.dips} dips, ${r.toneCheck.jumps} jumps`);
   const odd = [...(r.selfCheck ? [r.selfCheck] : []), ...r.measurements].filter((m) => m.directMissing > 0);
   if (odd.length) console.log(`M2E rig warning: ${odd.length} recording(s) lacked direct clicks (the rig's own playback failed): ${odd.map((m) => `${m.setup} round ${m.round ?? '-'}`).join(', ')}`);
 }

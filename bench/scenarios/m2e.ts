@@ -63,12 +63,21 @@ export interface M2eToneStep {
   clean: boolean;
 }
 
+export interface M2eToneCheck {
+  setup: 'A';
+  seconds: number;
+  dips: number;
+  jumps: number;
+}
+
 export interface M2eResult {
   /** Why the scenario did not run (missing programs), or null. */
   skipped: string | null;
   config: M2eConfig;
   /** The sound server's own mic → speaker loop, to show what the rig itself measures. */
   selfCheck: M2eMeasurement | null;
+  /** The sweep's short tone through A (no Tutti): glitches the rig and the browser's own I/O leave, normally none. */
+  toneCheck: M2eToneCheck | null;
   measurements: M2eMeasurement[];
   sweep: M2eToneStep[];
   /** Smallest manual depth whose confirmation tone was clean; null if none (or no sweep). */
@@ -79,7 +88,7 @@ export interface M2eResult {
 }
 
 export function emptyM2eResult(config: M2eConfig): M2eResult {
-  return { skipped: null, config, selfCheck: null, measurements: [], sweep: [], smallestCleanDepth: null, rounds: [], summary: [], seconds: 0 };
+  return { skipped: null, config, selfCheck: null, toneCheck: null, measurements: [], sweep: [], smallestCleanDepth: null, rounds: [], summary: [], seconds: 0 };
 }
 
 /** Fills `out` as it goes (a failure keeps what was measured); `out.skipped` says why it did not run. */
@@ -117,6 +126,8 @@ export async function runM2e(cfg: M2eConfig, log: (s: string) => void, out: M2eR
     }
 
     if (tones) {
+      log('m2e: self-check, the short tone through A (the browser alone)');
+      out.toneCheck = await toneThroughA(run, tones.probe);
       await sweepDepth(run, tones.probe, tones.confirm, log, out);
       summarise(out);
     }
@@ -251,6 +262,19 @@ async function sweepDepth(run: Run, probe: Signal, confirm: Signal, log: (s: str
     }
   } finally {
     await pair.close();
+  }
+}
+
+async function toneThroughA(run: Run, signal: Signal): Promise<M2eToneCheck> {
+  const b = await launchOnRig(run.rig, { sink: 'spk', source: 'mic' });
+  try {
+    await b.page.goto(`${run.pagesUrl}/m2e/index.html`);
+    await b.page.evaluate(() => window.__m2eDirect());
+    await sleep(run.cfg.settleSeconds * 1000);
+    const g = measureTone(await playAndRecord(run.rig, signal, 'micsink', TAIL_MS));
+    return { setup: 'A', seconds: Math.round(g.seconds * 10) / 10, dips: g.dips, jumps: g.jumps };
+  } finally {
+    await b.close();
   }
 }
 
