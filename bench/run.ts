@@ -129,19 +129,16 @@ await scenario('scale', async () => {
   }
 });
 
-// Not in --short: it needs a sound server and display, and takes minutes even when brief
-// (`--m2e --short` runs its brief form alone).
-if (cfg.mode !== 'short' || cfg.only === 'm2e') {
-  await scenario('m2e', async () => {
-    const r = (results.m2e = emptyM2eResult(cfg.m2e));
-    log(`m2e: mouth-to-ear through the real audio path, ${cfg.m2e.rounds} round(s)${cfg.m2e.sweep ? ' and a depth sweep' : ''}`);
-    try {
-      await runM2e(cfg.m2e, log, r);
-    } finally {
-      printM2e(r);
-    }
-  });
-}
+// Skipped (saying why, not failing) where Xvfb or PulseAudio is not installed; about 40 s in --short.
+await scenario('m2e', async () => {
+  const r = (results.m2e = emptyM2eResult(cfg.m2e));
+  log(`m2e: mouth-to-ear through the real audio path, ${cfg.m2e.rounds} round(s)${cfg.m2e.sweep ? ' and a depth sweep' : ''}`);
+  try {
+    await runM2e(cfg.m2e, log, r);
+  } finally {
+    printM2e(r);
+  }
+});
 
 function printScale(rows: ScaleRow[]): void {
   console.log(`\nP4 scale: synthetic streams into one Tutti receiver; playback process() wall time from a CDP trace, budget ${QUANTUM_MS.toFixed(2)} ms:`);

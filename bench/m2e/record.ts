@@ -1,5 +1,5 @@
-// Playing and recording through the rig (Node): a WAV into a sink while the speaker monitor is
-// recorded, and the pacat loop that checks the rig itself.
+// Playing and recording through the rig (Node): a signal into a sink while the speaker monitor is
+// recorded, and the sound server's own loop that checks the rig itself.
 //
 // The gap is measured between two events on the monitor's own timeline, after the combine sink has
 // split the stream, so neither how the signal is played nor the recorder's buffer is part of it:

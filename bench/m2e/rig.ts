@@ -17,8 +17,6 @@ const TOOLS: readonly [string, string][] = [
   ['pulseaudio', 'pulseaudio'],
   ['pactl', 'pulseaudio-utils'],
   ['parec', 'pulseaudio-utils'],
-  ['paplay', 'pulseaudio-utils'],
-  ['pacat', 'pulseaudio-utils'],
 ];
 
 /** Why the rig cannot run here (missing programs and the packages to install), or null. */

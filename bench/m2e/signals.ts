@@ -1,6 +1,6 @@
-// Test signals of the mouth-to-ear rig (Node, pure): the click train and the sustained tone as
-// interleaved s16 stereo at 48 kHz, and their WAV container for paplay. The unit tests build their
-// synthetic recordings from the same click train.
+// Test signals of the mouth-to-ear rig (Node, pure): the click train (s16 stereo) and the sustained
+// tone (s16 mono) at 48 kHz, and their WAV container for the sound server's sample cache. The unit
+// tests build their synthetic recordings from the same signals.
 
 export const RATE = 48_000;
 export const CHANNELS = 2;
@@ -49,7 +49,7 @@ export function tone(seconds: number, hz: number, amplitude: number, rate = RATE
   return out;
 }
 
-/** RIFF/WAVE bytes of interleaved s16 PCM. */
+/** RIFF/WAVE bytes of (interleaved) s16 PCM. */
 export function wav(samples: Int16Array, channels = CHANNELS, rate = RATE): Uint8Array {
   const bytes = new Uint8Array(44 + samples.length * 2);
   const v = new DataView(bytes.buffer);
