@@ -48,7 +48,8 @@ export interface M2eSummaryRow {
   fifoOverflows: number | null;
 }
 
-const r1 = (x: number | null | undefined): number | null => (x === null || x === undefined ? null : Math.round(x * 10) / 10);
+/** One decimal; `|| 0` so a difference that rounds to zero prints as 0, not -0. */
+const r1 = (x: number | null | undefined): number | null => (x === null || x === undefined ? null : Math.round(x * 10) / 10 || 0);
 const med = (xs: (number | null | undefined)[]): number | null => r1(spread(xs.map((x) => x ?? null))?.median);
 const sub = (a: number | null | undefined, b: number | null | undefined): number | null => (a === null || a === undefined || b === null || b === undefined ? null : r1(a - b));
 
@@ -57,7 +58,7 @@ export function summarise(r: M2eResult): void {
   const inRound = (setup: string, round: number) => r.measurements.find((m) => m.setup === setup && m.round === round);
   const roundNumbers = [...new Set(r.measurements.flatMap((m) => (m.round === null ? [] : [m.round])))].sort((a, b) => a - b);
   r.rounds = roundNumbers.map((round) => {
-    const [a, b1, b2, w, c, cc] = (['A', 'B1', 'B2', 'W', 'C default', 'C clean depth'] as const).map((s) => inRound(s, round)?.medianMs ?? null);
+    const [a, b1, b2, w, c, cc] = (['A', 'B1', 'B2', 'W', 'C default', 'C clean depth'] as const).map((s) => r1(inRound(s, round)?.medianMs));
     return {
       round,
       aMs: a!,
