@@ -55,12 +55,21 @@ export interface Rig {
 export async function startRig(log: (s: string) => void): Promise<Rig> {
   const dir = mkdtempSync(join(tmpdir(), 'tutti-m2e-'));
   const children: ChildProcess[] = [];
-  // A killed bench must not leave a sound server or display behind.
+  // A bench that exits or is stopped must not leave a sound server or display behind. On a signal
+  // the children go first, then the signal is raised again for Node's default handling.
   const onExit = () => children.forEach((c) => c.exitCode === null && c.kill('SIGKILL'));
+  const onSignal = (sig: NodeJS.Signals) => {
+    onExit();
+    process.kill(process.pid, sig);
+  };
   process.on('exit', onExit);
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
   const close = async () => {
     for (const c of children.reverse()) await stop(c);
     process.off('exit', onExit);
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
     rmSync(dir, { recursive: true, force: true });
   };
   try {
