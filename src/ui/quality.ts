@@ -15,7 +15,10 @@ export interface QualityInput {
   rttMaxMs: number;
   /** Jitter-buffer target in ms (target depth × one quantum). */
   bufferMs: number;
-  /** Frames that missed their playout (late + lost) in the window, % of frames expected. */
+  /**
+   * Glitches a listener hears in the window, % of frames expected: frames late or lost, quanta the
+   * playout waited on an empty buffer (underruns) and quanta skipped to cut latency (trims).
+   */
   dropPercent: number;
 }
 
@@ -52,7 +55,7 @@ export function quality(q: QualityInput): Quality {
       ...(q.rttAvgMs < tier.rttAvgMs ? [] : [`average RTT ${fmt(q.rttAvgMs)} ms ≥ ${tier.rttAvgMs} ms`]),
       ...(q.rttMaxMs < tier.rttMaxMs ? [] : [`max RTT ${fmt(q.rttMaxMs)} ms ≥ ${tier.rttMaxMs} ms`]),
       ...(q.bufferMs < tier.bufferMs ? [] : [`jitter buffer ${fmt(q.bufferMs)} ms ≥ ${tier.bufferMs} ms`]),
-      ...(q.dropPercent < tier.dropPercent ? [] : [`late + lost ${fmt(q.dropPercent)} % ≥ ${tier.dropPercent} %`]),
+      ...(q.dropPercent < tier.dropPercent ? [] : [`glitches (late, lost, underrun, trimmed) ${fmt(q.dropPercent)} % ≥ ${tier.dropPercent} %`]),
     ];
     if (missed.length === 0) return { label: tier.label, reasons };
     reasons = missed;
@@ -66,8 +69,8 @@ export const QUALITY_WINDOW = 10;
 /**
  * The quality input from one peer's recent stats, oldest first (the last `QUALITY_WINDOW` are
  * used). Null until the peer has a round trip measurement. The drop % is over the window: the
- * growth of late + lost against the growth of the frames expected (`framesExpected`); with a single
- * sample, the session percentages.
+ * growth of the glitch count (`glitches`) against the growth of the frames expected
+ * (`framesExpected`); with a single sample, over the session.
  */
 export function qualityInput(history: readonly PeerStats[]): QualityInput | null {
   const recent = history.slice(-QUALITY_WINDOW);
@@ -75,9 +78,9 @@ export function qualityInput(history: readonly PeerStats[]): QualityInput | null
   const last = recent.at(-1);
   if (!last || rtts.length === 0) return null;
   const first = recent[0]!;
-  const dropped = last.late + last.lost - (first.late + first.lost);
+  const dropped = glitches(last) - glitches(first);
   const expected = framesExpected(last) - framesExpected(first);
-  const dropPercent = recent.length > 1 && expected > 0 ? (100 * Math.max(0, dropped)) / expected : last.percent.late + last.percent.lost;
+  const dropPercent = recent.length > 1 && expected > 0 ? (100 * Math.max(0, dropped)) / expected : (100 * glitches(last)) / Math.max(1, framesExpected(last));
   return {
     rttAvgMs: rtts.reduce((a, b) => a + b, 0) / rtts.length,
     rttMaxMs: Math.max(...rtts),
@@ -86,16 +89,23 @@ export function qualityInput(history: readonly PeerStats[]): QualityInput | null
   };
 }
 
+/** Everything a listener hears as a glitch, counted in quanta: late, lost, underrun, trimmed. */
+export function glitches(p: Pick<PeerStats, 'late' | 'lost' | 'underruns' | 'trimmed'>): number {
+  return p.late + p.lost + p.underruns + p.trimmed;
+}
+
 /** Frames expected from a peer so far, the worker's denominator for `percent`: received + recovered + late + lost. */
 export function framesExpected(p: Pick<PeerStats, 'received' | 'recovered' | 'late' | 'lost'>): number {
   return p.received + p.recovered + p.late + p.lost;
 }
 
 export interface OneWayInput {
-  /** DataChannel round trip, ms. */
-  rttMs: number;
-  /** Jitter-buffer target depth, quanta. */
-  targetDepth: number;
+  /**
+   * Measured capture → playout of this peer's frames, ms (PeerStats.latencyMs.p50): from the
+   * capture time the sender stamped on each frame (its microphone's, where it reads the track
+   * itself) to the moment our playback renders it, over DataChannel, jitter buffer and playout.
+   */
+  pipelineMs: number;
   /** AudioContext.outputLatency, seconds (0 when the browser does not report it). */
   outputLatencyS: number;
   /** AudioContext.baseLatency, seconds. */
@@ -105,26 +115,21 @@ export interface OneWayInput {
 export interface OneWay {
   totalMs: number;
   /** The terms that add up to the total, ms. */
-  captureMs: number;
-  networkMs: number;
-  jitterMs: number;
+  pipelineMs: number;
   outputMs: number;
 }
 
 /**
- * Estimated mouth-to-ear delay from us to a peer (or back, assuming a symmetric path):
- * one capture quantum + RTT/2 + target depth × quantum + output latency (outputLatency +
- * baseLatency). Input-device latency is not reported by browsers and is not included.
+ * Mouth-to-ear delay from that peer to us: the measured capture → playout time of its frames plus
+ * our output device's part (outputLatency + baseLatency: from our render to the speaker). Checked
+ * against the real audio path by `npm run bench -- --m2e` (docs/BENCHMARKS.md).
  */
 export function oneWayDelay(i: OneWayInput): OneWay {
   for (const [k, v] of Object.entries(i)) {
     if (!Number.isFinite(v) || v < 0) throw new RangeError(`oneWayDelay: ${k} must be a finite number ≥ 0, got ${String(v)}`);
   }
-  const captureMs = QUANTUM_MS;
-  const networkMs = i.rttMs / 2;
-  const jitterMs = i.targetDepth * QUANTUM_MS;
   const outputMs = (i.outputLatencyS + i.baseLatencyS) * 1000;
-  return { totalMs: captureMs + networkMs + jitterMs + outputMs, captureMs, networkMs, jitterMs, outputMs };
+  return { totalMs: i.pipelineMs + outputMs, pipelineMs: i.pipelineMs, outputMs };
 }
 
 function fmt(x: number): string {

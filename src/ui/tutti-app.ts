@@ -503,7 +503,7 @@ export class TuttiApp extends LitElement {
             </label>
             <label class="check"><input type="checkbox" name="adaptive" .checked=${this.adaptive}
                 @change=${(e: Event) => this.setDepth(this.depth, (e.target as HTMLInputElement).checked)} /> Automatic jitter buffer</label>
-            <label>Jitter buffer${this.adaptive ? ' (manual when automatic is off)' : ''}: ${this.depth} × ${QUANTUM_MS.toFixed(2)} ms = ${(this.depth * QUANTUM_MS).toFixed(1)} ms
+            <label><span data-testid="depth-label">${depthLabel(this.adaptive, this.depth, this.stats)}</span>
               <input type="range" name="depth" min=${MIN_DEPTH} max=${MAX_DEPTH} step="1" .value=${String(this.depth)} ?disabled=${this.adaptive}
                 @input=${(e: Event) => this.setDepth(Number((e.target as HTMLInputElement).value), false)} />
             </label>
@@ -595,4 +595,19 @@ declare global {
   interface HTMLElementTagNameMap {
     'tutti-app': TuttiApp;
   }
+}
+
+/**
+ * The jitter-buffer label: the depth in use. Automatic: what the worker chose for each peer now
+ * (one figure, or the range when peers differ), then the manual value the slider would apply.
+ */
+function depthLabel(adaptive: boolean, manual: number, stats: StatsMessage | null): string {
+  const ms = (q: number): string => `${(q * QUANTUM_MS).toFixed(1)} ms`;
+  if (!adaptive) return `Jitter buffer: ${manual} × ${QUANTUM_MS.toFixed(2)} ms = ${ms(manual)}`;
+  const depths = (stats?.peers ?? []).map((p) => p.depth);
+  if (depths.length === 0) return `Jitter buffer: automatic (manual when off: ${manual} = ${ms(manual)})`;
+  const lo = Math.min(...depths);
+  const hi = Math.max(...depths);
+  const now = lo === hi ? `${lo} × ${QUANTUM_MS.toFixed(2)} ms = ${ms(lo)}` : `${lo}–${hi} quanta = ${ms(lo)}–${ms(hi)} (per peer)`;
+  return `Jitter buffer: automatic, now ${now} (manual when off: ${manual})`;
 }

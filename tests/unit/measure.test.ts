@@ -33,7 +33,7 @@ describe('quality()', () => {
     assert.equal(quality({ rttAvgMs: 20, rttMaxMs: 30, bufferMs: 8 * QUANTUM_MS, dropPercent: 0 }).label, 'Fair'); // default depth: 21.3 ms
     const poor = quality({ rttAvgMs: 20, rttMaxMs: 30, bufferMs: 10, dropPercent: 5 });
     assert.equal(poor.label, 'Poor');
-    assert.deepEqual(poor.reasons, ['late + lost 5.0 % ≥ 2 %']);
+    assert.deepEqual(poor.reasons, ['glitches (late, lost, underrun, trimmed) 5.0 % ≥ 2 %']);
     assert.equal(quality({ rttAvgMs: 120, rttMaxMs: 200, bufferMs: 40, dropPercent: 10 }).reasons.length, 4);
   });
 
@@ -78,25 +78,31 @@ describe('qualityInput()', () => {
     assert.ok(Math.abs(qualityInput(withRecovered)!.dropPercent - (100 * 9) / (3375 + 45 + 9)) < 1e-9);
   });
 
-  test('a single sample uses the session percentages', () => {
-    assert.equal(qualityInput([peer({ percent: { late: 0.5, lost: 1, duplicates: 0, rejected: 0 } })])!.dropPercent, 1.5);
+  test('a single sample counts the session: late, lost, underruns and trims are all glitches', () => {
+    const d = qualityInput([peer({ received: 980, recovered: 0, late: 5, lost: 10, underruns: 3, trimmed: 2 })])!.dropPercent;
+    assert.ok(Math.abs(d - (100 * 20) / 995) < 1e-9, String(d));
+  });
+
+  test('underruns and trims in the window lower the label like lost frames', () => {
+    const h: PeerStats[] = [];
+    for (let i = 0; i < 10; i++) h.push(peer({ rttMs: 4, received: 375 * i, late: 0, lost: 0, underruns: 4 * i, trimmed: 2 * i, fill: { avg: 2, min: 1, target: 2 } }));
+    const q = qualityInput(h)!;
+    assert.ok(Math.abs(q.dropPercent - (100 * 54) / 3375) < 1e-9, String(q.dropPercent));
+    assert.equal(quality(q).label, 'Fair', 'no frame late or lost, but 1.6 % of quanta glitched');
   });
 });
 
 describe('oneWayDelay()', () => {
-  test('capture quantum + RTT/2 + depth × quantum + outputLatency + baseLatency', () => {
-    const d = oneWayDelay({ rttMs: 20, targetDepth: 4, outputLatencyS: 0.01, baseLatencyS: 0.005 });
-    assert.equal(d.captureMs, QUANTUM_MS);
-    assert.equal(d.networkMs, 10);
-    assert.equal(d.jitterMs, 4 * QUANTUM_MS);
-    assert.ok(Math.abs(d.outputMs - 15) < 1e-9);
-    assert.ok(Math.abs(d.totalMs - (5 * QUANTUM_MS + 25)) < 1e-9);
-    assert.ok(Math.abs(d.totalMs - 38.333) < 1e-3);
+  test('measured capture → playout + outputLatency + baseLatency', () => {
+    const d = oneWayDelay({ pipelineMs: 40, outputLatencyS: 0.029, baseLatencyS: 0.0026666 });
+    assert.equal(d.pipelineMs, 40);
+    assert.ok(Math.abs(d.outputMs - 31.6666) < 1e-9);
+    assert.ok(Math.abs(d.totalMs - 71.6666) < 1e-9);
   });
 
   test('rejects nonsense input clearly', () => {
-    assert.throws(() => oneWayDelay({ rttMs: -1, targetDepth: 4, outputLatencyS: 0, baseLatencyS: 0 }), /rttMs must be a finite number ≥ 0/);
-    assert.throws(() => oneWayDelay({ rttMs: 1, targetDepth: NaN, outputLatencyS: 0, baseLatencyS: 0 }), /targetDepth/);
+    assert.throws(() => oneWayDelay({ pipelineMs: -1, outputLatencyS: 0, baseLatencyS: 0 }), /pipelineMs must be a finite number ≥ 0/);
+    assert.throws(() => oneWayDelay({ pipelineMs: 1, outputLatencyS: NaN, baseLatencyS: 0 }), /outputLatencyS/);
   });
 });
 
