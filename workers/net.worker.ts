@@ -41,18 +41,19 @@ import { LatencyWindow } from './latency-window.ts';
 import { ArrivalTrace, IfdvWindow } from './arrival-stats.ts';
 import { StreamResampler } from './stream-resampler.ts';
 import { SendGovernor } from './send-governor.ts';
+import { SendQueue } from './send-queue.ts';
 import { TrackCapture } from './track-capture.ts';
 import { Tap } from './tap.ts';
 
 declare const self: DedicatedWorkerGlobalScope & { __tuttiTap?: Tap; __tuttiWorker?: NetWorker };
 
 /**
- * A channel with more than this many packets queued (bufferedAmount / packet size, about 43 ms of
- * audio) is congested: the frame is dropped at the sender rather than queued, because behind that
- * queue it would arrive too late to play and delay every frame after it. (Measured on the impaired
- * TURN path: 8 packets dropped a quarter more frames than 16, with the same latency.)
+ * A channel whose oldest queued byte has waited longer than this (16 quanta of audio) is
+ * congested: the frame is dropped at the sender rather than queued, because behind that queue it
+ * would arrive too late to play and delay every frame after it (workers/send-queue.ts). (Measured
+ * on the impaired TURN path as a 16-packet queue: 8 dropped a quarter more frames, with the same latency.)
  */
-const MAX_QUEUED_PACKETS = 16;
+const MAX_QUEUE_MS = 16 * QUANTUM_MS;
 const STATS_INTERVAL_MS = 1000;
 /** The depth controller runs at 10 Hz. */
 const CONTROL_INTERVAL_MS = 100;
@@ -83,7 +84,9 @@ class RemotePeer {
   loopbackRttMs: number | null = null;
   rttMs: number | null = null;
   pingId = 0;
-  /** Frames not sent to this peer because its channel was congested (bufferedAmount over the limit). */
+  /** When each packet to this peer was handed over: the age of its channel's backlog. */
+  readonly queue = new SendQueue();
+  /** Frames not sent to this peer because its channel was congested (its backlog older than MAX_QUEUE_MS). */
   sendDropped = 0;
   /** sendDropped at the last governor tick. */
   sendDroppedSeen = 0;
@@ -257,6 +260,7 @@ class NetWorker {
     const extra = (flags & FLAG.REDUNDANCY_MASK) >> FLAG.REDUNDANCY_SHIFT;
     const dropped = __TUTTI_TEST__ && this.test.dropEvery !== undefined && this.test.dropEvery >= 2 && this.seq % this.test.dropEvery === 0;
     let monoLen = 0;
+    const sendMs = performance.now();
     for (let i = 0; i < peers.length; i++) {
       const p = peers[i]!;
       const ch = p.channel;
@@ -274,10 +278,7 @@ class NetWorker {
         bytes = this.packetOfLength.get(copies === extra ? len : HEADER.SIZE + (1 + copies) * quantumBytes(this.channels))!;
       }
       const n = bytes.length;
-      // The queue is measured in packets of this link's full size (a silent packet is 14 bytes: one
-      // sound packet queued behind it is no congestion).
-      const full = p.mono && this.channels === 2 ? packetBytes(1, false) : packetBytes(this.channels, false, Math.min(this.redundancy.frames, p.copies));
-      if (ch.bufferedAmount > MAX_QUEUED_PACKETS * full) {
+      if (p.queue.ageMs(sendMs, ch.bufferedAmount) > MAX_QUEUE_MS) {
         p.sendDropped++; // congested: drop rather than queue (it would only arrive late)
         this.packet[HEADER.FLAGS] = flags;
         continue;
@@ -289,6 +290,7 @@ class NetWorker {
       } else {
         ch.send(bytes);
       }
+      p.queue.record(sendMs, n);
       this.packet[HEADER.FLAGS] = flags;
       this.bytesOut += n;
     }

@@ -1,0 +1,44 @@
+// Network worker: how long the oldest byte still queued on one audio DataChannel has waited, from
+// the channel's bufferedAmount and our own record of when we handed each packet over. A queue
+// measured in packets misjudges a bursty sender: capture buffers of 1024 frames leave as 8 packets
+// at once, so a count threshold either fires on every burst whose bufferedAmount update is still in
+// flight or lets a real backlog grow for bursts on end. Age is what decides whether a frame could
+// still play in time. Allocation-free: a fixed ring, written per packet sent.
+
+/** Sends remembered (~340 ms at 375 packets/s); an older backlog reads as at least that old. */
+const HISTORY = 128;
+
+export class SendQueue {
+  private readonly at = new Float64Array(HISTORY);
+  /** Bytes handed to the channel up to and including that send. */
+  private readonly upTo = new Float64Array(HISTORY);
+  private next = 0;
+  private count = 0;
+  private sent = 0;
+
+  /** We just handed `bytes` to the channel at `nowMs`. */
+  record(nowMs: number, bytes: number): void {
+    this.sent += bytes;
+    this.at[this.next] = nowMs;
+    this.upTo[this.next] = this.sent;
+    this.next = (this.next + 1) % HISTORY;
+    if (this.count < HISTORY) this.count++;
+  }
+
+  /** Age in ms of the oldest byte still queued, given the channel's `bufferedAmount` (0 when empty). */
+  ageMs(nowMs: number, bufferedAmount: number): number {
+    if (bufferedAmount <= 0 || this.count === 0) return 0;
+    // The oldest queued byte is byte number sent − bufferedAmount (0-based); find the send that
+    // carried it: the oldest record whose running total exceeds that number.
+    const oldest = this.sent - bufferedAmount;
+    let i = (this.next - 1 + HISTORY) % HISTORY;
+    let when = this.at[i]!;
+    for (let k = 0; k < this.count; k++) {
+      if (this.upTo[i]! <= oldest) return nowMs - when;
+      when = this.at[i]!;
+      i = (i - 1 + HISTORY) % HISTORY;
+    }
+    // Older than everything remembered.
+    return nowMs - this.at[(this.next - this.count + HISTORY) % HISTORY]!;
+  }
+}
