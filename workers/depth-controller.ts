@@ -12,15 +12,16 @@
 //   over the last ~22 s, so a slow trend is not mistaken for jitter), plus one quantum of headroom. Like SonoBus's auto mode, grow at once on a glitch (a late frame or an
 //   underrun) and shrink only after 10 s without one, one quantum per 2 s.
 // - Start-up: after the first ~2 s of a stream without a glitch the target jumps to what that
-//   history needs (either way), so every join settles near the same depth within seconds instead
-//   of walking down from the default one quantum per 2 s.
+//   history needs (up at once; down by at most TRIM_EXCESS, which the rate drains without a trim),
+//   so every join settles near the same depth within seconds instead of walking down from the
+//   default one quantum per 2 s.
 // - Rate: the measured clock ratio (workers/drift-estimator.ts) fed forward, plus a proportional
 //   term that holds the median low point of the last half second at the target and moves the
 //   buffer to a new depth by playing up to 0.5 % faster or slower, never by skipping or holding.
 //   (An integral term would settle at the ratio too, but it also winds up on every depth change,
 //   and what it then reports as drift is the controller's own transient.)
 
-import { MAX_DEPTH, MAX_RATE_DEVIATION, MIN_DEPTH, clampDepth } from '../src/shared/constants.ts';
+import { MAX_DEPTH, MAX_RATE_DEVIATION, MIN_DEPTH, TRIM_EXCESS, clampDepth } from '../src/shared/constants.ts';
 import { DriftEstimator } from './drift-estimator.ts';
 
 /** Fill windows remembered (43 ms each: ~22 s). */
@@ -146,8 +147,10 @@ export class DepthController {
     if (this.adaptive && this.count >= RECENT) {
       const need = Math.min(MAX_DEPTH, Math.max(MIN_DEPTH, Math.ceil(this.spread() + HEADROOM)));
       if (this.settling && this.count >= SETTLE_WINDOWS) {
+        // Down by at most TRIM_EXCESS: the rate drains that without the worklet trimming (a glitch);
+        // the usual shrinking takes it the rest of the way.
         this.settling = false;
-        this.target = need;
+        this.target = Math.max(need, this.target - TRIM_EXCESS);
         this.lastShrinkMs = nowMs;
       } else if (newGlitches) {
         if (nowMs - this.lastGrowMs >= GROW_STEP_MS) {

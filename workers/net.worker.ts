@@ -134,8 +134,10 @@ class NetWorker {
   /** The microphone read straight from its track (the normal path); the capture ring is the fallback. */
   private readonly track = new TrackCapture({
     onQuantum: (frame, captureUs) => {
+      const t0 = performance.now();
       this.frame.set(frame);
       this.sendCaptured(captureUs);
+      this.busyMs += performance.now() - t0;
     },
     onEnd: (reason) => post({ type: 'error', message: reason }),
   });

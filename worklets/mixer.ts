@@ -5,7 +5,7 @@
 // render() allocates nothing.
 // Imported by worklets/playback.worklet.ts; unit-tested in Node.
 
-import { JITTER_SLOTS, MAX_PEERS, MAX_RATE_DEVIATION, METER_DECAY_PER_QUANTUM as METER_DECAY, QUANTUM_FRAMES } from '../src/shared/constants.ts';
+import { JITTER_SLOTS, MAX_PEERS, MAX_RATE_DEVIATION, METER_DECAY_PER_QUANTUM as METER_DECAY, QUANTUM_FRAMES, TRIM_EXCESS } from '../src/shared/constants.ts';
 import { FILL_RING, FILL_WINDOW, PEER_F32, PEER_I32, PLAY_F32, PLAY_I32, PeerState, PlaybackViews, slotOf } from '../src/shared/memory-layout.ts';
 import { seqDiff } from '../src/shared/seq.ts';
 import { Concealer, Fit, PLC_FADE_QUANTA, PLC_WINDOW } from './plc.ts';
@@ -23,12 +23,6 @@ const KEEP = PLC_WINDOW + HALF;
  */
 const MAX_FULL_FITS_PER_QUANTUM = 1;
 const MAX_LIGHT_FITS_PER_QUANTUM = 6;
-/**
- * Excess over the target depth (quanta) beyond which the buffer is trimmed at once rather than
- * drained by the rate (which takes ~0.5 s per quantum): when the low point has stayed above it for
- * TRIM_SUSTAINED_WINDOWS fill windows.
- */
-const TRIM_EXCESS = 4;
 /** Fill windows (43 ms each: 340 ms) the low point must stay above target + TRIM_EXCESS before a trim. */
 const TRIM_SUSTAINED_WINDOWS = 8;
 /** Per-quantum slew of the applied rate toward the controller's (time constant ≈ 32 quanta = 85 ms). */

@@ -33,6 +33,14 @@ export function clampDepth(depth: number): number {
   return Math.min(MAX_DEPTH, Math.max(MIN_DEPTH, Math.round(depth)));
 }
 
+/**
+ * Excess over the target depth (quanta) beyond which the playback worklet trims the buffer at once
+ * (a crossfaded skip, counted as a glitch) rather than leaving it to the rate, once the low point
+ * has stayed there for a while (worklets/mixer.ts). The depth controller never lowers its own
+ * target by more than this at once, so its changes are always drained by the rate, glitch-free.
+ */
+export const TRIM_EXCESS = 4;
+
 /** Playout-rate steering limit (±0.5 % ≈ ±8.6 cents while it lasts): drift and depth changes never click. */
 export const MAX_RATE_DEVIATION = 0.005;
 

@@ -134,7 +134,7 @@ export interface PeerStats {
   recovered: number;
   /** Quanta the playout waited because the buffer ran empty (each grows the delay by one quantum). */
   underruns: number;
-  /** Frames skipped when playout resumed after an underrun with a burst queued (the delay snaps back to the target). */
+  /** Quanta skipped (a crossfaded splice) when the buffer's low point stayed more than TRIM_EXCESS above the target: a glitch that cuts a backlog's delay at once. */
   trimmed: number;
   /** Target depth in quanta: the adaptive choice, or the manual override. */
   depth: number;

@@ -132,6 +132,8 @@ test('IP-layer loss: 5 % of UDP dropped by nftables in a network namespace; the 
     const applied = (c1.dropped - c0.dropped) / (c1.dropped - c0.dropped + c1.passed - c0.passed);
     const d = delta(s0, s1);
     const recoveredShare = d.recovered / (d.played + d.missed);
+    const bob = await onlyPeer(b.page);
+    console.log(`Bob → Alice while measured: sendDropped ${bob.sendDropped}, copies ${bob.sendRedundancy}, mono ${bob.sendMono}`);
     console.log(`nft ${LOSS_PERCENT} % with redundancy 1: applied ${(100 * applied).toFixed(2)} %; Alice from Bob: ${JSON.stringify(d)}; recovered ${(100 * recoveredShare).toFixed(2)} % of the frames`);
     expect(d.recovered, 'frames restored from the next packet\'s copy').toBeGreaterThan(0);
     expect(d.lost, 'with a copy in every packet a frame is lost only when three datagrams are').toBeLessThanOrEqual(Math.max(3, 3 * (d.played + d.missed) * applied ** 3));

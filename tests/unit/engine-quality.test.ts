@@ -246,17 +246,20 @@ describe('DepthController', () => {
     for (const r of readings) assert.ok(Math.abs(r - 150) < 30, `drift ${r} ppm: ${readings.map(Math.round).join(' ')}`);
   });
 
-  test('adaptive start-up: after ~2 clean seconds the target jumps to the measured need', () => {
-    const c = new DepthController(8, true);
-    let now = 0;
-    for (let w = 0; w < 60; w++) {
-      c.onWindow(3 + (w % 3 === 0 ? -1 : 0)); // one quantum of jitter around 3
-      if (w % 2 === 1) {
-        c.update(now, 0);
-        now += 100;
+  test('adaptive start-up: after ~2 clean seconds the target jumps toward the measured need, down by at most TRIM_EXCESS (drained by the rate, no trim)', () => {
+    // need = the dips below the running average, 99th percentile, + 1: 2 with one quantum of jitter, 6 with six.
+    for (const [start, dip, expected] of [[8, 1, 4], [5, 1, 2], [2, 6, 6]] as const) {
+      const c = new DepthController(start, true);
+      let now = 0;
+      for (let w = 0; w < 60; w++) {
+        c.onWindow(10 - (w % 3 === 0 ? dip : 0));
+        if (w % 2 === 1) {
+          c.update(now, 0);
+          now += 100;
+        }
       }
+      assert.equal(c.target, expected, `from ${start} with dips of ${dip}`);
     }
-    assert.ok(c.target <= 3, `settled at ${c.target}`);
   });
 });
 
