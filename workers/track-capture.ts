@@ -30,9 +30,9 @@ export class TrackCapture {
   private filled = 0;
   /** Capture time of `frame`'s first frame, µs (wall clock). */
   private frameUs = 0;
-  /** Capture buffers and frames read, for stats. */
-  chunks = 0;
-  frames = 0;
+  /** copyTo options, reused for every buffer. */
+  private readonly copyLeft: AudioDataCopyToOptions = { planeIndex: 0, format: 'f32-planar', frameCount: 0 };
+  private readonly copyRight: AudioDataCopyToOptions = { planeIndex: 1, format: 'f32-planar', frameCount: 0 };
 
   constructor(private readonly sink: CaptureSink) {}
 
@@ -84,14 +84,13 @@ export class TrackCapture {
     const n = data.numberOfFrames;
     if (n > this.planes[0].length) this.planes = [new Float32Array(n), new Float32Array(n)]; // a larger device buffer: once
     const [l, r] = this.planes;
-    data.copyTo(l, { planeIndex: 0, format: 'f32-planar', frameCount: n });
-    if (data.numberOfChannels > 1) data.copyTo(r, { planeIndex: 1, format: 'f32-planar', frameCount: n });
+    this.copyLeft.frameCount = this.copyRight.frameCount = n;
+    data.copyTo(l, this.copyLeft);
+    if (data.numberOfChannels > 1) data.copyTo(r, this.copyRight);
     else r.set(l.subarray(0, n));
     // AudioData.timestamp is the capture time of the buffer's first frame on this worker's
     // performance timeline (µs); the wire carries wall-clock µs.
     const firstUs = performance.timeOrigin * 1000 + data.timestamp;
-    this.chunks++;
-    this.frames += n;
     const frame = this.frame;
     for (let i = 0; i < n; i++) {
       if (this.filled === 0) this.frameUs = firstUs + (i * 1e6) / SAMPLE_RATE;

@@ -3,26 +3,14 @@
 // through PULSE_SINK / PULSE_SOURCE (libpulse applies them to Chromium's default device).
 
 import { chromium } from '@playwright/test';
-import { CHROMIUM, type PeerBrowser } from '../../tests/support/browsers.ts';
+import { BASE_ARGS, CHROMIUM, type PeerBrowser } from '../../tests/support/browsers.ts';
 import type { Rig } from './rig.ts';
 
 /**
- * As the browser tests' flags, but a real microphone: no --use-fake-device-for-media-stream (the
+ * The browser tests' flags, but a real microphone: no --use-fake-device-for-media-stream (the
  * fake UI still grants the permission), and no headless mode, which plays into no device.
  */
-const ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--use-fake-ui-for-media-stream',
-  '--autoplay-policy=no-user-gesture-required',
-  '--disable-background-timer-throttling',
-  '--disable-renderer-backgrounding',
-  '--disable-backgrounding-occluded-windows',
-];
+const ARGS = BASE_ARGS.filter((a) => a !== '--use-fake-device-for-media-stream');
 
 export async function launchOnRig(rig: Rig, devices: { sink: string; source: string }): Promise<PeerBrowser> {
   const browser = await chromium.launch({
