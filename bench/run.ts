@@ -4,20 +4,21 @@
 // says how to read each):
 //   wake  how the network worker learns of a captured quantum (three mechanisms, one page)
 //   P1    added latency, capture timestamp → playout minus the jitter depth (two browsers)
-//   P2    smallest jitter depth with no late frame, stepped down live through the UI (same pair)
-//   P3    late frames under 300 ms main-thread stalls: Tutti vs a main-thread DataChannel baseline
-//   P4    1…31 synthetic streams into one receiver: late %, worker CPU, worklet process() time
+//   P2    smallest jitter depth with no glitch, stepped down live through the UI (same pair)
+//   P3    glitches under 300 ms main-thread stalls: Tutti vs a main-thread DataChannel baseline
+//   P4    1…31 synthetic streams into one receiver: glitch %, worker CPU, worklet process() time
 //   P5    garbage collections on the audio-worklet thread (CDP trace), with the worker's for comparison
 //   m2e   mouth-to-ear through the real OS audio path (PulseAudio + Xvfb, headed): floor, WebRTC, Tutti
 //   soak  the signaling hub under a few hundred hostile sockets beside two honest members (Node only)
+// A glitch, in every P1–P4 figure, is what a listener hears: late + lost + underruns + trimmed.
 
 import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
-import { QUANTUM_MS } from '../src/shared/constants.ts';
+import { DEFAULT_REDUNDANCY, QUANTUM_MS } from '../src/shared/constants.ts';
 import { parseArgs } from './lib/config.ts';
 import { runBaseline } from './scenarios/baseline.ts';
-import { runPair, type P5Row, type PairResult } from './scenarios/pair.ts';
+import { TUTTI_PATH, runPair, type P5Row, type PairResult } from './scenarios/pair.ts';
 import { runScale, type ScaleRow } from './scenarios/scale.ts';
 import { emptyM2eResult, runM2e, type M2eResult } from './scenarios/m2e.ts';
 import { printM2e } from './m2e/report.ts';
@@ -110,11 +111,26 @@ await scenario('pair', async () => {
 });
 
 await scenario('baseline', async () => {
-  const b = await runBaseline(cfg, log);
+  // The baseline's sender carries the copies Tutti's did in this run (the room default if P3 did not run).
+  const b = await runBaseline(cfg, log, results.p3?.find((r) => r.path === TUTTI_PATH)?.redundancy ?? DEFAULT_REDUNDANCY);
   results.p3 = [...(results.p3 ?? []), ...b.p3];
   results.p5 = [...(results.p5 ?? []), { thread: 'baseline audio worklet (postMessage per quantum)', seconds: cfg.p3Seconds, gc: b.gc }];
-  console.log(`\nP3 main-thread stalls (${cfg.stall.busyMs} ms busy loop every ${cfg.stall.everyMs} ms), late and lost frames at the receivers:`);
-  console.table(results.p3.map((r) => ({ path: r.path, stalls: r.stalls, s: r.seconds, frames: r.frames, late: r.late, lost: r.lost, 'late %': r.latePercent, 'lost %': r.lostPercent, 'machine busy %': r.machineBusyPercent })));
+  console.log(`\nP3 main-thread stalls (${cfg.stall.busyMs} ms busy loop every ${cfg.stall.everyMs} ms), glitches at the receivers (late + lost + underruns + trimmed):`);
+  console.table(results.p3.map((r) => ({
+    path: r.path,
+    stalls: r.stalls,
+    s: r.seconds,
+    depth: r.depth,
+    red: r.redundancy,
+    frames: r.frames,
+    late: r.late,
+    lost: r.lost,
+    underruns: r.underruns,
+    trimmed: r.trimmed,
+    'glitch %': r.glitchPercent,
+    'send dropped': r.sendDropped,
+    'machine busy %': r.machineBusyPercent,
+  })));
   console.log('\nP5 for comparison, the baseline page without stalls:');
   console.table([gcRow(results.p5[results.p5.length - 1]!)]);
 });
@@ -148,6 +164,9 @@ function printScale(rows: ScaleRow[]): void {
     'recv/s': r.receivedPerSecond,
     'late %': r.latePercent,
     'lost %': r.lostPercent,
+    underruns: r.underruns,
+    trimmed: r.trimmed,
+    'glitch %': r.glitchPercent,
     'worker ms/s': r.workerCpuMsPerSecond,
     'process p50 ms': r.process.p50Ms,
     'process p99 ms': r.process.p99Ms,
@@ -168,6 +187,9 @@ function printPair(r: Partial<PairResult>): void {
       'recv/s': e.receivedPerSecond,
       late: e.late,
       lost: e.lost,
+      underruns: e.underruns,
+      trimmed: e.trimmed,
+      glitches: e.glitches,
       'latency p50 ms': e.latencyP50Ms,
       'latency p99 ms': e.latencyP99Ms,
       'added p50 ms': e.addedP50Ms,
@@ -183,8 +205,8 @@ function printPair(r: Partial<PairResult>): void {
     console.table(r.p5.map(gcRow));
   }
   if (r.p2) {
-    console.log(`\nP2 smallest jitter depth with 0 late frames and 0 underruns (both directions) over ${r.p2.confirmSeconds} s: ${r.p2.smallestCleanDepth ?? 'none'}${r.p2.smallestCleanDepthMs === null ? '' : ` (${r.p2.smallestCleanDepthMs} ms)`}`);
-    console.table(r.p2.steps.map((t) => ({ depth: t.depth, 'depth ms': Math.round(t.depth * QUANTUM_MS * 100) / 100, kind: t.kind, s: t.seconds, late: t.late, underruns: t.underruns, lost: t.lost, 'latency p50 ms (A / B)': t.latencyP50Ms.join(' / ') })));
+    console.log(`\nP2 smallest jitter depth with 0 glitches (late + lost + underruns + trimmed, both directions) over ${r.p2.confirmSeconds} s: ${r.p2.smallestCleanDepth ?? 'none'}${r.p2.smallestCleanDepthMs === null ? '' : ` (${r.p2.smallestCleanDepthMs} ms)`}`);
+    console.table(r.p2.steps.map((t) => ({ depth: t.depth, 'depth ms': Math.round(t.depth * QUANTUM_MS * 100) / 100, kind: t.kind, s: t.seconds, late: t.late, lost: t.lost, underruns: t.underruns, trimmed: t.trimmed, glitches: t.glitches, 'latency p50 ms (A / B)': t.latencyP50Ms.join(' / ') })));
   }
 }
 

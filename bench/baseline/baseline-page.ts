@@ -1,22 +1,39 @@
 // Baseline bench page (main thread): the JackTrip-WebRTC main-branch design, as the P3 scenario's
 // point of comparison. Capture worklet → postMessage → main thread (encode, DataChannel send) →
 // loopback RTCPeerConnection pair in this page → main thread (DataChannel receive) → postMessage →
-// playback worklet with a de-jitter queue. Only the thread the audio crosses differs from Tutti:
-// the same wire format, send-side congestion rule, depth and late definition.
+// playback worklet with a de-jitter queue. What the P3 comparison is about, the thread the audio
+// crosses, differs from Tutti; the sender follows Tutti's rules with Tutti's own code (the same wire
+// format and redundant copies, the send queue's age rule and the governor that sheds copies on a
+// congested link), and the queue Tutti's late definition. The depth stays fixed: docs/BENCHMARKS.md
+// (P3, the baseline) lists what still differs and why.
 
-import { DEFAULT_DEPTH, SAMPLE_RATE } from '../../src/shared/constants.ts';
-import { MAX_PACKET_BYTES, encodePacket } from '../../src/shared/wire.ts';
+import { SAMPLE_RATE } from '../../src/shared/constants.ts';
+import { MAX_PACKET_BYTES, RedundancyHistory, encodePacket, packetBytes } from '../../src/shared/wire.ts';
+import { SendGovernor } from '../../workers/send-governor.ts';
+import { SendQueue } from '../../workers/send-queue.ts';
 import type { BaselineCaptureMessage, BaselineCounters, BaselineCountersMessage, ToBaselinePlayback } from './baseline-protocol.ts';
 import captureUrl from './capture.worklet.ts?worker&url';
 import playbackUrl from './playback.worklet.ts?worker&url';
 
-/** The same congestion rule as Tutti's network worker: above this, frames are dropped, not queued. */
-const MAX_BUFFERED_BYTES = 32 * 1024;
+/** How the bench sets the baseline up (bench/scenarios/baseline.ts passes Tutti's values of the same run). */
+export interface BaselineOptions {
+  /** Fixed de-jitter depth, quanta. */
+  depth: number;
+  /** Redundant copies per packet (Tutti's room setting). */
+  redundancy: number;
+  /** Drop a frame, rather than queue it, when the channel's oldest queued byte has waited longer (Tutti's MAX_QUEUE_MS). */
+  maxQueueMs: number;
+}
 
 export interface BaselineSnapshot {
   counters: BaselineCounters;
+  /** Frames the queue stored from redundant copies. */
+  recovered: number;
   sent: number;
   sendDropped: number;
+  /** Copies the governor lets the sender carry now, and whether it sends mono (the bottom of its ladder). */
+  copies: number;
+  mono: boolean;
 }
 
 async function connectLoopback(): Promise<{ tx: RTCDataChannel; rx: RTCDataChannel; close(): void }> {
@@ -36,7 +53,7 @@ async function connectLoopback(): Promise<{ tx: RTCDataChannel; rx: RTCDataChann
   return { tx, rx, close: () => { a.close(); b.close(); } };
 }
 
-async function start(depth: number): Promise<() => BaselineSnapshot> {
+async function start({ depth, redundancy: roomRedundancy, maxQueueMs }: BaselineOptions): Promise<() => BaselineSnapshot> {
   const ctx = new AudioContext({ sampleRate: SAMPLE_RATE, latencyHint: 0 });
   await ctx.audioWorklet.addModule(captureUrl);
   await ctx.audioWorklet.addModule(playbackUrl);
@@ -46,7 +63,11 @@ async function start(depth: number): Promise<() => BaselineSnapshot> {
   playback.connect(ctx.destination);
   playback.port.postMessage({ type: 'depth', depth } satisfies ToBaselinePlayback);
   let counters: BaselineCounters = { received: 0, late: 0, duplicates: 0, rejected: 0, resyncs: 0, played: 0, missed: 0 };
-  playback.port.onmessage = (ev: MessageEvent<BaselineCountersMessage>) => (counters = ev.data.counters);
+  let recovered = 0;
+  playback.port.onmessage = (ev: MessageEvent<BaselineCountersMessage>) => {
+    counters = ev.data.counters;
+    recovered = ev.data.recovered;
+  };
   rx.binaryType = 'arraybuffer';
   rx.onmessage = (ev: MessageEvent<ArrayBuffer>) => playback.port.postMessage({ type: 'packet', packet: ev.data } satisfies ToBaselinePlayback, [ev.data]);
 
@@ -54,17 +75,40 @@ async function start(depth: number): Promise<() => BaselineSnapshot> {
   const view = new DataView(packet.buffer);
   const streamId = 1 + Math.floor(Math.random() * 255);
   let seq = (Math.random() * 2 ** 32) >>> 0;
+  const monoPacket = new Uint8Array(packetBytes(1, false));
+  const monoView = new DataView(monoPacket.buffer);
+  const history = new RedundancyHistory();
+  // Tutti's sender rules, with its own code: the age of the channel's backlog decides a drop, and a
+  // link that keeps dropping sheds copies (then stereo) once a second, as workers/net.worker.ts does.
+  const queue = new SendQueue();
+  const governor = new SendGovernor(performance.now());
+  let copies = governor.copies(roomRedundancy);
+  let mono = false;
+  let droppedSeen = 0;
   let sent = 0;
   let sendDropped = 0;
+  setInterval(() => {
+    governor.tick(performance.now(), sendDropped !== droppedSeen, roomRedundancy);
+    droppedSeen = sendDropped;
+    copies = governor.copies(roomRedundancy);
+    mono = governor.mono;
+  }, 1000);
   const capture = new AudioWorkletNode(ctx, 'baseline-capture', { numberOfInputs: 1, numberOfOutputs: 0 });
   capture.port.onmessage = (ev: MessageEvent<BaselineCaptureMessage>) => {
-    const len = encodePacket(packet, view, ev.data.samples, 2, streamId, seq, Math.round((performance.timeOrigin + performance.now()) * 1000));
+    const captureUs = Math.round((performance.timeOrigin + performance.now()) * 1000);
+    // Encoded with copies even when the frame goes out mono or is dropped: the history must hold
+    // every quantum for the copies of the next packets, as in Tutti.
+    history.frames = copies;
+    let bytes = packet.subarray(0, encodePacket(packet, view, ev.data.samples, 2, streamId, seq, captureUs, history));
+    if (mono) bytes = monoPacket.subarray(0, encodePacket(monoPacket, monoView, ev.data.samples, 1, streamId, seq, captureUs));
     seq = (seq + 1) >>> 0;
-    if (tx.bufferedAmount > MAX_BUFFERED_BYTES) {
+    const now = performance.now();
+    if (queue.ageMs(now, tx.bufferedAmount) > maxQueueMs) {
       sendDropped++;
       return;
     }
-    tx.send(packet.subarray(0, len));
+    tx.send(bytes);
+    queue.record(now, bytes.length);
     sent++;
   };
   const tone = new OscillatorNode(ctx, { frequency: 440 });
@@ -72,17 +116,18 @@ async function start(depth: number): Promise<() => BaselineSnapshot> {
   tone.connect(gain).connect(capture);
   tone.start();
   await ctx.resume();
-  return () => ({ counters, sent, sendDropped });
+  return () => ({ counters, recovered, sent, sendDropped, copies, mono });
 }
 
 declare global {
   interface Window {
-    /** Starts the baseline at `depth` quanta; resolves once frames flow. */
-    __baselineStart: (depth?: number) => Promise<void>;
+    /** Starts the baseline; resolves once the connection is up and the audio graph runs. */
+    __baselineStart: (options: BaselineOptions) => Promise<void>;
     __baselineSnapshot: () => BaselineSnapshot;
   }
 }
-window.__baselineStart = async (depth = DEFAULT_DEPTH) => {
-  const snapshot = await start(depth);
+// No defaults: the scenario passes Tutti's values, so nothing here can silently drift from them.
+window.__baselineStart = async (options) => {
+  const snapshot = await start(options);
   window.__baselineSnapshot = snapshot;
 };

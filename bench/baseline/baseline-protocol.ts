@@ -34,4 +34,6 @@ export interface BaselineCounters {
 export interface BaselineCountersMessage {
   type: 'counters';
   counters: BaselineCounters;
+  /** Frames stored from redundant copies (JitterQueue.recovered). */
+  recovered: number;
 }

@@ -2,15 +2,23 @@
 // stored by sequence number and played one per render quantum, `depth` quanta behind the first
 // frame. Late, missed and resync follow Tutti's definitions (workers/jitter-writer.ts, worklets/mixer.ts)
 // so the two paths' figures compare: late = arrived after its playout slot passed; 64 late in a row
-// restarts the timeline at the next frame.
+// restarts the timeline at the next frame. Redundant copies fill missing frames still ahead of
+// playout, and a packet whose frame was already played from a copy is a duplicate, not late, as in
+// Tutti's writer: the baseline's sender carries the same copies as Tutti's (P3 compares threads).
 
 import { JITTER_SLOTS, QUANTUM_FRAMES, QUANTUM_SAMPLES, clampDepth } from '../../src/shared/constants.ts';
 import { seqAdd, seqDiff } from '../../src/shared/seq.ts';
-import { Reject, decodeHeader, decodeSamples, newHeader } from '../../src/shared/wire.ts';
+import { Reject, decodeHeader, decodeSamples, newHeader, type PacketHeader } from '../../src/shared/wire.ts';
 import type { BaselineCounters } from './baseline-protocol.ts';
 
 export class JitterQueue {
   readonly counters: BaselineCounters = { received: 0, late: 0, duplicates: 0, rejected: 0, resyncs: 0, played: 0, missed: 0 };
+  /**
+   * Frames stored from redundant copies because their own packet was lost or not there yet (Tutti's
+   * PeerStats.recovered). Beside `counters` rather than in it: BaselineCounters keeps the shape the
+   * queue's unit tests compare whole.
+   */
+  recovered = 0;
   private readonly samples = new Float32Array(JITTER_SLOTS * QUANTUM_SAMPLES);
   private readonly tags = new Int32Array(JITTER_SLOTS);
   private readonly header = newHeader();
@@ -38,7 +46,14 @@ export class JitterQueue {
     const seq = h.sequence;
     if (!this.started) return this.resync(seq, view);
     const ahead = seqDiff(seq, this.cursor);
+    // Copies first: even a duplicate or reordered packet may carry a frame still missing.
+    if (h.redundancy > 0 && ahead >= 0 && ahead < JITTER_SLOTS) this.recover(h, view);
     if (ahead < 0) {
+      // Its slot passed with the frame in it (played from a copy, or a second copy of the packet).
+      if (this.tags[seq % JITTER_SLOTS] === (seq | 0)) {
+        this.counters.duplicates++;
+        return;
+      }
       if (++this.consecutiveLate >= JITTER_SLOTS) return this.resync(seq, view);
       this.counters.late++;
       return;
@@ -76,6 +91,19 @@ export class JitterQueue {
       if (seqDiff(this.cursor, this.first) >= 0) this.counters.missed++;
     }
     this.cursor = seqAdd(this.cursor, 1);
+  }
+
+  /** Store the packet's copies of sequence − k that are missing and still ahead of playout. */
+  private recover(h: PacketHeader, view: DataView): void {
+    for (let k = 1; k <= h.redundancy; k++) {
+      const s = seqAdd(h.sequence, -k);
+      if (seqDiff(s, this.cursor) < 0 || seqDiff(s, this.first) < 0) break; // older ones are older still
+      const slot = s % JITTER_SLOTS;
+      if (this.tags[slot] === (s | 0)) continue;
+      decodeSamples(view, h, this.samples, slot * QUANTUM_SAMPLES, k);
+      this.tags[slot] = s | 0;
+      this.recovered++;
+    }
   }
 
   private resync(seq: number, view: DataView): void {

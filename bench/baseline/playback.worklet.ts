@@ -22,7 +22,7 @@ class BaselinePlayback extends AudioWorkletProcessor {
     const out = outputs[0];
     const l = out?.[0];
     if (l) this.queue.render(l, out[1] ?? new Float32Array(l.length));
-    if (++this.quanta % 19 === 0) this.port.postMessage({ type: 'counters', counters: { ...this.queue.counters } } satisfies BaselineCountersMessage);
+    if (++this.quanta % 19 === 0) this.port.postMessage({ type: 'counters', counters: { ...this.queue.counters }, recovered: this.queue.recovered } satisfies BaselineCountersMessage);
     return true;
   }
 }

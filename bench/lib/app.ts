@@ -27,41 +27,69 @@ export async function waitForStreams(page: Page, peers: number, minFps = 300, ti
 /** Counters summed over every remote peer of one receiver. */
 export interface Totals {
   received: number;
+  /** Frames stored from redundant copies because their own packet was lost or not there yet. */
+  recovered: number;
   late: number;
   lost: number;
   duplicates: number;
   rejected: number;
   /** Quanta the playout waited on an empty buffer (concealed; the delay grew instead of frames going late). */
   underruns: number;
+  /** Quanta the playout skipped (a crossfaded splice) to cut a backlog's delay. */
+  trimmed: number;
+  /** Frames the receiver's own sender dropped towards these peers (send-queue rule: backlog older than 16 quanta). */
+  sendDropped: number;
 }
 
+export const ZERO_TOTALS: Readonly<Totals> = { received: 0, recovered: 0, late: 0, lost: 0, duplicates: 0, rejected: 0, underruns: 0, trimmed: 0, sendDropped: 0 };
+
 export function totals(s: StatsMessage): Totals {
-  const t: Totals = { received: 0, late: 0, lost: 0, duplicates: 0, rejected: 0, underruns: 0 };
+  const t: Totals = { ...ZERO_TOTALS };
   for (const p of s.peers) {
     t.received += p.received;
+    t.recovered += p.recovered ?? 0;
     t.late += p.late;
     t.lost += p.lost;
     t.duplicates += p.duplicates;
     t.rejected += p.rejected;
     t.underruns += p.underruns ?? 0;
+    t.trimmed += p.trimmed ?? 0;
+    t.sendDropped += p.sendDropped ?? 0;
   }
   return t;
 }
 
+/** b − a, field by field (counters are cumulative per peer). */
 export function delta(a: Totals, b: Totals): Totals {
-  return {
-    received: b.received - a.received,
-    late: b.late - a.late,
-    lost: b.lost - a.lost,
-    duplicates: b.duplicates - a.duplicates,
-    rejected: b.rejected - a.rejected,
-    underruns: b.underruns - a.underruns,
-  };
+  return add(b, a, -1);
 }
 
-/** Percent of the frames the sender produced in the window (received + late + lost), 3 decimals. */
-export function percentOf(part: number, t: { received: number; late: number; lost: number }): number {
-  const all = t.received + t.late + t.lost;
+/** a + k·b, field by field. */
+export function add(a: Totals, b: Totals, k = 1): Totals {
+  const t = { ...a };
+  for (const key of Object.keys(t) as (keyof Totals)[]) t[key] += k * b[key];
+  return t;
+}
+
+/**
+ * What a listener hears as a glitch, in quanta: a frame that came too late or never came (each a
+ * concealed quantum), a quantum the playout waited on an empty buffer (the engine waits rather than
+ * letting frames go late, so at a small depth or under load the glitches show up here), and a
+ * frame skipped to cut a backlog. None is counted twice: each quantum played out is a frame, a
+ * missed slot (late or lost) or an underrun's wait, and a trimmed frame was stored, not missed.
+ */
+export function glitches(t: Pick<Totals, 'late' | 'lost' | 'underruns' | 'trimmed'>): number {
+  return t.late + t.lost + t.underruns + t.trimmed;
+}
+
+/** Frames the sender produced in the window as the receiver saw them: received (own packet or a copy) + late + lost. */
+export function framesOf(t: { received: number; recovered?: number; late: number; lost: number }): number {
+  return t.received + (t.recovered ?? 0) + t.late + t.lost;
+}
+
+/** Percent of the frames the sender produced in the window (see framesOf), 3 decimals. */
+export function percentOf(part: number, t: { received: number; recovered?: number; late: number; lost: number }): number {
+  const all = framesOf(t);
   return all > 0 ? Math.round((part / all) * 100_000) / 1000 : 0;
 }
 

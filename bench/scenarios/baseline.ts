@@ -1,10 +1,13 @@
 // P3 baseline (Node side): the main-thread DataChannel design (bench/baseline) in one page, first
 // without and then with the same main-thread stalls Tutti faced; the quiet window is also traced
-// for garbage collections on its audio thread (P5's point of comparison).
+// for garbage collections on its audio thread (P5's point of comparison). Its sender runs with the
+// redundancy Tutti ran with in the same run and Tutti's send-queue limit.
 
-import { DEFAULT_DEPTH } from '../../src/shared/constants.ts';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DEFAULT_DEPTH, QUANTUM_MS } from '../../src/shared/constants.ts';
 import { launchPeer } from '../../tests/support/browsers.ts';
-import type { BaselineSnapshot } from '../baseline/baseline-page.ts';
+import type { BaselineOptions, BaselineSnapshot } from '../baseline/baseline-page.ts';
 import { busyPercent, cpuSnapshot, startStalls, stopStalls } from '../lib/app.ts';
 import type { BenchConfig } from '../lib/config.ts';
 import { serveBenchPages } from '../lib/pages.ts';
@@ -13,13 +16,28 @@ import { stallRow, type StallRow } from './pair.ts';
 
 export const BASELINE_PATH = 'baseline (DataChannel on main thread)';
 
-export async function runBaseline(cfg: BenchConfig, log: (s: string) => void): Promise<{ p3: StallRow[]; gc: GcSummary }> {
+/**
+ * Tutti's send-queue limit (ms), read from the network worker's source: the constant is private to
+ * workers/net.worker.ts, which cannot be imported here (it is a worker script), and a copy could
+ * drift from it unnoticed. Throws if the declaration changes shape, so the bench says so.
+ */
+export function tuttiMaxQueueMs(): number {
+  const src = readFileSync(join(import.meta.dirname, '..', '..', 'workers', 'net.worker.ts'), 'utf8');
+  const m = /^const MAX_QUEUE_MS = (\d+) \* QUANTUM_MS;$/m.exec(src);
+  if (!m) throw new Error('workers/net.worker.ts no longer declares `const MAX_QUEUE_MS = <n> * QUANTUM_MS;`: update tuttiMaxQueueMs in bench/scenarios/baseline.ts');
+  return Number(m[1]) * QUANTUM_MS;
+}
+
+/** `redundancy`: the copies per packet Tutti's senders were set to in this run (its P3 rows). */
+export async function runBaseline(cfg: BenchConfig, log: (s: string) => void, redundancy: number): Promise<{ p3: StallRow[]; gc: GcSummary }> {
   const pages = await serveBenchPages();
   const peer = await launchPeer();
   try {
     const page = peer.page;
     await page.goto(`${pages.url}/baseline/index.html`);
-    await page.evaluate((d) => window.__baselineStart(d), DEFAULT_DEPTH);
+    // Depth: Tutti's starting and manual default; it stays fixed here (docs/BENCHMARKS.md, P3 baseline, says why).
+    const options: BaselineOptions = { depth: DEFAULT_DEPTH, redundancy, maxQueueMs: tuttiMaxQueueMs() };
+    await page.evaluate((o) => window.__baselineStart(o), options);
     const snap = () => page.evaluate(() => window.__baselineSnapshot());
     const until = Date.now() + 30_000;
     while ((await snap()).counters.played < 375) {
@@ -39,10 +57,21 @@ export async function runBaseline(cfg: BenchConfig, log: (s: string) => void): P
     const counts = (w: { a: BaselineSnapshot; b: BaselineSnapshot }) => {
       const late = w.b.counters.late - w.a.counters.late;
       const missed = w.b.counters.missed - w.a.counters.missed;
-      return { received: w.b.counters.received - w.a.counters.received, late, lost: Math.max(0, missed - late) };
+      return {
+        received: w.b.counters.received - w.a.counters.received,
+        recovered: w.b.recovered - w.a.recovered,
+        late,
+        lost: Math.max(0, missed - late),
+        // The queue never waits on an empty buffer nor skips: every missing frame's slot passes
+        // (played as silence) and is counted late or lost above.
+        underruns: 0,
+        trimmed: 0,
+        sendDropped: w.b.sendDropped - w.a.sendDropped,
+      };
     };
+    const settings = { depth: `fixed ${options.depth}`, redundancy };
 
-    log(`P3 (baseline): ${cfg.p3Seconds} s without stalls (traced for GC), then ${cfg.p3Seconds} s with`);
+    log(`P3 (baseline): ${cfg.p3Seconds} s without stalls (traced for GC), then ${cfg.p3Seconds} s with; depth ${options.depth} fixed, redundancy ${redundancy}, send queue ≤ ${options.maxQueueMs.toFixed(1)} ms`);
     let quiet: Awaited<ReturnType<typeof measure>> | undefined;
     const trace = await traced(peer.browser, page, GC_CATEGORIES, async () => {
       quiet = await measure(cfg.p3Seconds);
@@ -52,7 +81,7 @@ export async function runBaseline(cfg: BenchConfig, log: (s: string) => void): P
     const stalled = await measure(cfg.p3Seconds);
     await stopStalls(page);
     return {
-      p3: [stallRow(BASELINE_PATH, 'off', counts(quiet!), quiet!.seconds, quiet!.busy), stallRow(BASELINE_PATH, 'on', counts(stalled), stalled.seconds, stalled.busy)],
+      p3: [stallRow(BASELINE_PATH, 'off', counts(quiet!), quiet!.seconds, quiet!.busy, settings), stallRow(BASELINE_PATH, 'on', counts(stalled), stalled.seconds, stalled.busy, settings)],
       gc: trace.gc(THREAD.audioWorklet),
     };
   } finally {

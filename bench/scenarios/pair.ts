@@ -10,7 +10,7 @@ import { installAudit, readAudit } from '../../tests/support/audit.ts';
 import { joinRoom, launchPeer, type PeerBrowser } from '../../tests/support/browsers.ts';
 import { startServer } from '../../tests/support/server.ts';
 import { writeToneWav } from '../../tests/support/wav.ts';
-import { busyPercent, cpuSnapshot, delta, median, percentOf, sampleStats, setDepth, startStalls, stopStalls, totals, waitForStreams, type Totals } from '../lib/app.ts';
+import { ZERO_TOTALS, add, busyPercent, cpuSnapshot, delta, framesOf, glitches, median, percentOf, sampleStats, setDepth, startStalls, stopStalls, totals, waitForStreams, type Totals } from '../lib/app.ts';
 import type { BenchConfig } from '../lib/config.ts';
 import { GC_CATEGORIES, THREAD, round, traced, type GcSummary } from '../lib/trace.ts';
 
@@ -21,6 +21,12 @@ export interface P1Row {
   receivedPerSecond: number;
   late: number;
   lost: number;
+  /** Quanta the playout waited on an empty buffer, in the window. */
+  underruns: number;
+  /** Quanta skipped to cut a backlog, in the window. */
+  trimmed: number;
+  /** What the listener heard: late + lost + underruns + trimmed. */
+  glitches: number;
   depth: number;
   /** Capture timestamp → playout, including the jitter buffer: median over the 0.5 s stats intervals. */
   latencyP50Ms: number | null;
@@ -43,6 +49,10 @@ export interface P2Step {
   lost: number;
   /** Underruns (the engine waits instead of letting frames go late): a glitch all the same. */
   underruns: number;
+  /** Trimmed quanta (a backlog cut by a splice): heard as a skip. */
+  trimmed: number;
+  /** late + lost + underruns + trimmed: 0 is what makes a depth clean. */
+  glitches: number;
   /**
    * Median latency p50 per receiver (A, B) in the trial, ms: well above depth + a few ms, the queue
    * holds more than the depth (see docs/BENCHMARKS.md, P1) and the depth figure is optimistic.
@@ -50,7 +60,7 @@ export interface P2Step {
   latencyP50Ms: (number | null)[];
 }
 export interface P2Result {
-  /** Smallest depth with 0 late frames in both directions over the confirmation window; null if none of four confirmations was clean. */
+  /** Smallest depth with 0 glitches (late, lost, underruns, trims) in both directions over the confirmation window; null if none of four confirmations was clean. */
   smallestCleanDepth: number | null;
   smallestCleanDepthMs: number | null;
   confirmSeconds: number;
@@ -61,11 +71,26 @@ export interface StallRow {
   path: string;
   stalls: 'off' | 'on';
   seconds: number;
+  /** Frames the senders produced as the receivers saw them: received (own packet or a redundant copy) + late + lost. */
   frames: number;
   late: number;
   lost: number;
+  /** Quanta the playout waited on an empty buffer (Tutti); 0 by construction in the baseline, whose queue never waits. */
+  underruns: number;
+  /** Quanta skipped to cut a backlog (Tutti); 0 by construction in the baseline, whose queue never skips. */
+  trimmed: number;
+  /** What the listeners heard: late + lost + underruns + trimmed. */
+  glitches: number;
   latePercent: number;
   lostPercent: number;
+  /** glitches as a share of frames, %. */
+  glitchPercent: number;
+  /** Depth mode and target depth per receiver at the window's end, e.g. 'auto 8 / 9' or 'fixed 8'. */
+  depth: string;
+  /** Redundant copies per packet the senders were set to (a congested link's governor may send fewer). */
+  redundancy: number;
+  /** Frames the senders dropped in the window because the channel's backlog was older than 16 quanta. */
+  sendDropped: number;
   /** Whole-machine CPU use during the window, % of all cores. */
   machineBusyPercent: number;
 }
@@ -118,12 +143,12 @@ export async function runPair(cfg: BenchConfig, log: (s: string) => void, out: P
     // One stalled main thread, as in the baseline page (which sends and receives on its one main
     // thread): B's. Both directions count: B receives while stalled, A receives what stalled B sent.
     log(`P3 (Tutti): ${cfg.stall.busyMs} ms main-thread stalls every ${cfg.stall.everyMs} ms on B, ${cfg.p3Seconds} s`);
-    const p3 = (out.p3 = [stallRow(TUTTI_PATH, 'off', p1Window.t, p1Window.seconds, p1Window.busy)]);
+    const p3 = (out.p3 = [stallRow(TUTTI_PATH, 'off', p1Window.t, p1Window.seconds, p1Window.busy, p1Window.settings)]);
     await startStalls(b.page, cfg.stall.busyMs, cfg.stall.everyMs);
     await a.page.waitForTimeout(1000);
     const stalled = await windowTotals(peers, cfg.p3Seconds);
     await stopStalls(b.page);
-    p3.push(stallRow(TUTTI_PATH, 'on', stalled.t, stalled.seconds, stalled.busy));
+    p3.push(stallRow(TUTTI_PATH, 'on', stalled.t, stalled.seconds, stalled.busy, stalled.settings));
 
     log(`P2: stepping the depth down from ${DEFAULT_DEPTH} (${cfg.p2ProbeSeconds} s probes, ${cfg.p2ConfirmSeconds} s confirmation)`);
     await a.page.waitForTimeout(1000);
@@ -134,41 +159,62 @@ export async function runPair(cfg: BenchConfig, log: (s: string) => void, out: P
   }
 }
 
-export function stallRow(path: string, stalls: 'off' | 'on', t: { received: number; late: number; lost: number }, seconds: number, machineBusyPercent: number): StallRow {
+/** How a path was set up during a window: P3 compares paths, so each row says what it ran with. */
+export interface PathSettings {
+  depth: string;
+  redundancy: number;
+}
+
+export function stallRow(
+  path: string,
+  stalls: 'off' | 'on',
+  t: Pick<Totals, 'received' | 'recovered' | 'late' | 'lost' | 'underruns' | 'trimmed' | 'sendDropped'>,
+  seconds: number,
+  machineBusyPercent: number,
+  settings: PathSettings,
+): StallRow {
+  const g = glitches(t);
   return {
     path,
     stalls,
     seconds: round(seconds, 1),
-    frames: t.received + t.late + t.lost,
+    frames: framesOf(t),
     late: t.late,
     lost: t.lost,
+    underruns: t.underruns,
+    trimmed: t.trimmed,
+    glitches: g,
     latePercent: percentOf(t.late, t),
     lostPercent: percentOf(t.lost, t),
+    glitchPercent: percentOf(g, t),
+    depth: settings.depth,
+    redundancy: settings.redundancy,
+    sendDropped: t.sendDropped,
     machineBusyPercent,
   };
 }
 
-/** Late/lost summed over both receivers during a window of `seconds`. */
-async function windowTotals(peers: PeerBrowser[], seconds: number): Promise<{ t: Totals; seconds: number; busy: number; latencyP50Ms: (number | null)[] }> {
+/** Every counter summed over both receivers during a window of `seconds`. */
+async function windowTotals(peers: PeerBrowser[], seconds: number): Promise<{ t: Totals; seconds: number; busy: number; latencyP50Ms: (number | null)[]; settings: PathSettings }> {
   const c0 = cpuSnapshot();
   const samples = await Promise.all(peers.map((p) => sampleStats(p.page, seconds * 1000)));
   const latencyP50Ms = samples.map((s) => median(s.all.slice(1).flatMap((m) => (m.peers[0]?.latencyMs ? [m.peers[0].latencyMs.p50] : []))));
   return { ...sumWindows(samples), busy: busyPercent(c0, cpuSnapshot()), latencyP50Ms };
 }
 
-function sumWindows(samples: { first: StatsMessage; last: StatsMessage; seconds: number }[]): { t: Totals; seconds: number } {
-  const t: Totals = { received: 0, late: 0, lost: 0, duplicates: 0, rejected: 0, underruns: 0 };
-  for (const s of samples) {
-    const d = delta(totals(s.first), totals(s.last));
-    t.received += d.received;
-    t.late += d.late;
-    t.lost += d.lost;
-    t.underruns += d.underruns;
-  }
-  return { t, seconds: Math.min(...samples.map((s) => s.seconds)) };
+function sumWindows(samples: { first: StatsMessage; last: StatsMessage; seconds: number }[]): { t: Totals; seconds: number; settings: PathSettings } {
+  let t: Totals = { ...ZERO_TOTALS };
+  for (const s of samples) t = add(t, delta(totals(s.first), totals(s.last)));
+  const lasts = samples.map((s) => s.last);
+  // Both pages join with the default settings, so one page's mode and room redundancy speak for both.
+  const settings = {
+    depth: `${lasts[0]?.adaptive ? 'auto' : 'manual'} ${lasts.map((m) => m.peers[0]?.depth ?? '?').join(' / ')}`,
+    redundancy: lasts[0]?.redundancy ?? 0,
+  };
+  return { t, seconds: Math.min(...samples.map((s) => s.seconds)), settings };
 }
 
-async function measureP1(peers: PeerBrowser[], seconds: number): Promise<{ rows: P1Row[]; window: { t: Totals; seconds: number; busy: number } }> {
+async function measureP1(peers: PeerBrowser[], seconds: number): Promise<{ rows: P1Row[]; window: { t: Totals; seconds: number; busy: number; settings: PathSettings } }> {
   const c0 = cpuSnapshot();
   const auditBefore = await Promise.all(peers.map((p) => readAudit(p.page)));
   const samples = await Promise.all(peers.map((p) => sampleStats(p.page, seconds * 1000)));
@@ -195,6 +241,9 @@ async function measureP1(peers: PeerBrowser[], seconds: number): Promise<{ rows:
       receivedPerSecond: Math.round(d.received / s.seconds),
       late: d.late,
       lost: d.lost,
+      underruns: d.underruns,
+      trimmed: d.trimmed,
+      glitches: glitches(d),
       depth,
       latencyP50Ms: p50,
       latencyP99Ms: p99,
@@ -210,9 +259,9 @@ async function measureP1(peers: PeerBrowser[], seconds: number): Promise<{ rows:
 }
 
 /**
- * Step the manual depth down (both peers) with short probes until a probe sees late frames; then
+ * Step the manual depth down (both peers) with short probes until a probe sees a glitch; then
  * confirm the last clean depth over the full window, moving up one quantum at a time while the
- * confirmation sees late frames.
+ * confirmation sees glitches.
  */
 async function measureP2(peers: PeerBrowser[], cfg: BenchConfig, log: (s: string) => void): Promise<P2Result> {
   const steps: P2Step[] = [];
@@ -220,26 +269,37 @@ async function measureP2(peers: PeerBrowser[], cfg: BenchConfig, log: (s: string
     for (const p of peers) await setDepth(p.page, depth);
     await peers[0]!.page.waitForTimeout(1000); // let the worklets walk to the new depth
     const w = await windowTotals(peers, seconds);
-    const step = { depth, seconds: round(w.seconds, 1), kind, late: w.t.late, lost: w.t.lost, underruns: w.t.underruns, latencyP50Ms: w.latencyP50Ms };
+    const step: P2Step = {
+      depth,
+      seconds: round(w.seconds, 1),
+      kind,
+      late: w.t.late,
+      lost: w.t.lost,
+      underruns: w.t.underruns,
+      trimmed: w.t.trimmed,
+      glitches: glitches(w.t),
+      latencyP50Ms: w.latencyP50Ms,
+    };
     steps.push(step);
-    log(`  depth ${depth} ${kind}: late ${step.late}, lost ${step.lost}, underruns ${step.underruns}, latency p50 ${step.latencyP50Ms.join(' / ')} ms`);
+    log(`  depth ${depth} ${kind}: late ${step.late}, lost ${step.lost}, underruns ${step.underruns}, trimmed ${step.trimmed}, latency p50 ${step.latencyP50Ms.join(' / ')} ms`);
     return step;
   };
   let candidate = DEFAULT_DEPTH;
-  // Clean = no late frame and no underrun: an underrun is the engine growing its delay to avoid
-  // late frames, so at too small a depth it shows up there instead.
-  const glitches = (s: P2Step) => s.late + s.underruns;
-  if (glitches(await trial(DEFAULT_DEPTH, cfg.p2ProbeSeconds, 'probe')) === 0) {
-    while (candidate > 1 && glitches(await trial(candidate - 1, cfg.p2ProbeSeconds, 'probe')) === 0) candidate--;
+  // Clean = nothing a listener hears: no late or lost frame, no underrun (the engine grows its delay
+  // instead of letting frames go late, so at too small a depth the glitches show up there) and no
+  // trim (a skip in the audio, whatever caused it).
+  const dirty = (s: P2Step) => s.glitches;
+  if (dirty(await trial(DEFAULT_DEPTH, cfg.p2ProbeSeconds, 'probe')) === 0) {
+    while (candidate > 1 && dirty(await trial(candidate - 1, cfg.p2ProbeSeconds, 'probe')) === 0) candidate--;
   } else {
-    while (candidate < MAX_DEPTH && glitches(await trial(++candidate, cfg.p2ProbeSeconds, 'probe')) > 0) {
+    while (candidate < MAX_DEPTH && dirty(await trial(++candidate, cfg.p2ProbeSeconds, 'probe')) > 0) {
       // keep going up until a probe is clean
     }
   }
   let clean: number | null = null;
   // At most four confirmations: on a saturated machine no depth may be clean, and the bench must end.
   for (let d = candidate; d <= Math.min(MAX_DEPTH, candidate + 3); d++) {
-    if (glitches(await trial(d, cfg.p2ConfirmSeconds, 'confirm')) === 0) {
+    if (dirty(await trial(d, cfg.p2ConfirmSeconds, 'confirm')) === 0) {
       clean = d;
       break;
     }

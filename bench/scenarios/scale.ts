@@ -1,7 +1,7 @@
 // P4 scale (Node side): one real Tutti receiver (its own Chromium process, joined through the UI)
 // and 1, 4, 8, 16, 31 synthetic senders (bench/synth, another Chromium process) that join its
 // room over real RTCPeerConnections and send valid wire-format packets at 375/s each. For each
-// count: late and lost %, the receiver worker's CPU, and its playback worklet's process() time
+// count: glitches (late, lost, underruns, trims) %, the receiver worker's CPU, and its playback worklet's process() time
 // from a CDP trace, against the 2.67 ms render-quantum budget.
 
 import { mkdirSync } from 'node:fs';
@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { joinRoom, launchPeer, type PeerBrowser } from '../../tests/support/browsers.ts';
 import { startServer } from '../../tests/support/server.ts';
 import { writeToneWav } from '../../tests/support/wav.ts';
-import { busyPercent, cpuSnapshot, delta, median, percentOf, sampleStats, totals, waitForStreams } from '../lib/app.ts';
+import { busyPercent, cpuSnapshot, delta, glitches, median, percentOf, sampleStats, totals, waitForStreams } from '../lib/app.ts';
 import type { BenchConfig } from '../lib/config.ts';
 import { serveBenchPages } from '../lib/pages.ts';
 import { CALL_CATEGORIES, round, traced, type DurationSummary } from '../lib/trace.ts';
@@ -21,8 +21,16 @@ export interface ScaleRow {
   receivedPerSecond: number;
   late: number;
   lost: number;
+  /** Quanta the receiver's playout waited on an empty buffer, summed over the streams. */
+  underruns: number;
+  /** Quanta the receiver's playout skipped to cut a backlog, summed over the streams. */
+  trimmed: number;
+  /** What the listener heard: late + lost + underruns + trimmed. */
+  glitches: number;
   latePercent: number;
   lostPercent: number;
+  /** glitches as a share of the frames the senders produced (received + late + lost, as the receiver saw them), %. */
+  glitchPercent: number;
   workerCpuMsPerSecond: number | null;
   /** Playback worklet process() wall time (CDP trace). */
   process: DurationSummary;
@@ -80,8 +88,12 @@ export async function runScale(cfg: BenchConfig, log: (s: string) => void, rows:
         receivedPerSecond: Math.round(d.received / w.seconds),
         late: d.late,
         lost: d.lost,
+        underruns: d.underruns,
+        trimmed: d.trimmed,
+        glitches: glitches(d),
         latePercent: percentOf(d.late, d),
         lostPercent: percentOf(d.lost, d),
+        glitchPercent: percentOf(glitches(d), d),
         workerCpuMsPerSecond: median(w.all.slice(1).map((m) => m.workerCpuMsPerSecond)),
         process,
         processOverBudgetPercent: round((process.overBudget / process.count) * 100, 3),
@@ -90,7 +102,7 @@ export async function runScale(cfg: BenchConfig, log: (s: string) => void, rows:
         machineBusyPercent: busy,
       };
       rows.push(row);
-      log(`  ${n} streams: ${row.receivedPerSecond} frames/s, late ${row.latePercent} %, worker ${row.workerCpuMsPerSecond} ms/s, process() p99 ${process.p99Ms} ms`);
+      log(`  ${n} streams: ${row.receivedPerSecond} frames/s, glitches ${row.glitchPercent} % (late ${row.latePercent} %), worker ${row.workerCpuMsPerSecond} ms/s, process() p99 ${process.p99Ms} ms`);
     }
   } finally {
     await Promise.all(browsers.map((b) => b.close()));
