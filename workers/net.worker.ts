@@ -41,19 +41,12 @@ import { LatencyWindow } from './latency-window.ts';
 import { ArrivalTrace, IfdvWindow } from './arrival-stats.ts';
 import { StreamResampler } from './stream-resampler.ts';
 import { SendGovernor } from './send-governor.ts';
-import { SendQueue } from './send-queue.ts';
+import { MAX_QUEUE_MS, SendQueue } from './send-queue.ts';
 import { TrackCapture } from './track-capture.ts';
 import { Tap } from './tap.ts';
 
 declare const self: DedicatedWorkerGlobalScope & { __tuttiTap?: Tap; __tuttiWorker?: NetWorker };
 
-/**
- * A channel whose oldest queued byte has waited longer than this (16 quanta of audio) is
- * congested: the frame is dropped at the sender rather than queued, because behind that queue it
- * would arrive too late to play and delay every frame after it (workers/send-queue.ts). (Measured
- * on the impaired TURN path as a 16-packet queue: 8 dropped a quarter more frames, with the same latency.)
- */
-const MAX_QUEUE_MS = 16 * QUANTUM_MS;
 const STATS_INTERVAL_MS = 1000;
 /** The depth controller runs at 10 Hz. */
 const CONTROL_INTERVAL_MS = 100;

@@ -3,9 +3,8 @@
 // for garbage collections on its audio thread (P5's point of comparison). Its sender runs with the
 // redundancy Tutti ran with in the same run and Tutti's send-queue limit.
 
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { DEFAULT_DEPTH, QUANTUM_MS } from '../../src/shared/constants.ts';
+import { DEFAULT_DEPTH } from '../../src/shared/constants.ts';
+import { MAX_QUEUE_MS } from '../../workers/send-queue.ts';
 import { launchPeer } from '../../tests/support/browsers.ts';
 import type { BaselineOptions, BaselineSnapshot } from '../baseline/baseline-page.ts';
 import { busyPercent, cpuSnapshot, startStalls, stopStalls } from '../lib/app.ts';
@@ -16,18 +15,6 @@ import { stallRow, type StallRow } from './pair.ts';
 
 export const BASELINE_PATH = 'baseline (DataChannel on main thread)';
 
-/**
- * Tutti's send-queue limit (ms), read from the network worker's source: the constant is private to
- * workers/net.worker.ts, which cannot be imported here (it is a worker script), and a copy could
- * drift from it unnoticed. Throws if the declaration changes shape, so the bench says so.
- */
-export function tuttiMaxQueueMs(): number {
-  const src = readFileSync(join(import.meta.dirname, '..', '..', 'workers', 'net.worker.ts'), 'utf8');
-  const m = /^const MAX_QUEUE_MS = (\d+) \* QUANTUM_MS;$/m.exec(src);
-  if (!m) throw new Error('workers/net.worker.ts no longer declares `const MAX_QUEUE_MS = <n> * QUANTUM_MS;`: update tuttiMaxQueueMs in bench/scenarios/baseline.ts');
-  return Number(m[1]) * QUANTUM_MS;
-}
-
 /** `redundancy`: the copies per packet Tutti's senders were set to in this run (its P3 rows). */
 export async function runBaseline(cfg: BenchConfig, log: (s: string) => void, redundancy: number): Promise<{ p3: StallRow[]; gc: GcSummary }> {
   const pages = await serveBenchPages();
@@ -36,7 +23,7 @@ export async function runBaseline(cfg: BenchConfig, log: (s: string) => void, re
     const page = peer.page;
     await page.goto(`${pages.url}/baseline/index.html`);
     // Depth: Tutti's starting and manual default; it stays fixed here (docs/BENCHMARKS.md, P3 baseline, says why).
-    const options: BaselineOptions = { depth: DEFAULT_DEPTH, redundancy, maxQueueMs: tuttiMaxQueueMs() };
+    const options: BaselineOptions = { depth: DEFAULT_DEPTH, redundancy, maxQueueMs: MAX_QUEUE_MS };
     await page.evaluate((o) => window.__baselineStart(o), options);
     const snap = () => page.evaluate(() => window.__baselineSnapshot());
     const until = Date.now() + 30_000;
