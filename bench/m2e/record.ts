@@ -8,8 +8,8 @@
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Rig } from './rig.ts';
-import { stop } from './rig.ts';
+import type { Rig } from '../../tests/support/audio-rig.ts';
+import { stop } from '../../tests/support/audio-rig.ts';
 import { CHANNELS, RATE, wav } from './signals.ts';
 
 const FORMAT = ['--format=s16le', `--rate=${RATE}`, `--channels=${CHANNELS}`];

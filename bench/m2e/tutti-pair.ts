@@ -10,8 +10,8 @@ import type { Page } from '@playwright/test';
 import type { StatsMessage } from '../../src/shared/worker-protocol.ts';
 import { joinRoom, type PeerBrowser } from '../../tests/support/browsers.ts';
 import { median, setDepth, stats, waitForStreams } from '../lib/app.ts';
-import { launchOnRig } from './browser.ts';
-import type { Rig } from './rig.ts';
+import { launchOnRig } from '../../tests/support/browsers.ts';
+import type { Rig } from '../../tests/support/audio-rig.ts';
 
 export interface TuttiPair {
   sender: PeerBrowser;

@@ -9,6 +9,7 @@ import { CAPTURE_PROCESSOR, PLAYBACK_PROCESSOR, type CaptureProcessorOptions, ty
 import captureWorkletUrl from '../../worklets/capture.worklet.ts?worker&url';
 import playbackWorkletUrl from '../../worklets/playback.worklet.ts?worker&url';
 import { TuttiError, isolationError, micError } from './errors.ts';
+import { keepDeviceAwake } from './keep-device-awake.ts';
 import { NetBridge } from './net-bridge.ts';
 import { StatsRecorder } from './stats-recorder.ts';
 
@@ -117,6 +118,7 @@ export class AudioEngine {
       processorOptions: { playback: playbackSab } satisfies PlaybackProcessorOptions,
     });
     playbackNode.connect(context.destination);
+    keepDeviceAwake(context);
     await context.resume();
     return new AudioEngine(context, stream, capturePath, net, captureMeterView(capture), new PlaybackViews(playbackSab));
   }

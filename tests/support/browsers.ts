@@ -1,7 +1,9 @@
 // Launch helpers for the browser tests and the bench: one Chromium process per peer (Debian's
-// /usr/bin/chromium, never a downloaded build), optionally fed a WAV file as its microphone.
+// /usr/bin/chromium, never a downloaded build), optionally fed a WAV file as its microphone, or
+// headed on the audio rig with a real (PulseAudio) device.
 
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page, type Worker } from '@playwright/test';
+import type { Rig } from './audio-rig.ts';
 
 export const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 
@@ -83,4 +85,29 @@ export async function netWorker(page: Page): Promise<Worker> {
 export async function setRedundancy(page: Page, label: 'Off' | '1 frame'): Promise<void> {
   const select = page.getByRole('combobox', { name: /Redundancy/ });
   await select.selectOption((await select.locator('option', { hasText: new RegExp(`^${label}`) }).getAttribute('value'))!);
+}
+
+/**
+ * A peer on the audio rig (tests/support/audio-rig.ts): headed on the rig's Xvfb display with the
+ * rig's PulseAudio as its real audio device, since headless Chromium plays into no device. Which
+ * output and input it uses is chosen per process through PULSE_SINK / PULSE_SOURCE (libpulse
+ * applies them to Chromium's default device). The suite's flags, but a real microphone: no
+ * --use-fake-device-for-media-stream (the fake UI still grants the permission).
+ */
+export async function launchOnRig(rig: Rig, devices: { sink: string; source: string }): Promise<PeerBrowser> {
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: false,
+    args: BASE_ARGS.filter((a) => a !== '--use-fake-device-for-media-stream'),
+    env: { ...rig.env(devices.sink, devices.source), DISPLAY: rig.display },
+  });
+  try {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    page.on('pageerror', (e) => console.error(`[page error] ${e.message}`));
+    return { browser, context, page, close: () => browser.close() };
+  } catch (err) {
+    await browser.close();
+    throw err;
+  }
 }

@@ -1,6 +1,7 @@
-// The mouth-to-ear rig's life cycle (Node): a private PulseAudio with null devices and an Xvfb
-// display, started for one bench run and always stopped again. Headless Chromium plays into no
-// audio device, so the browsers run headed on this display against this sound server.
+// The audio rig's life cycle (Node): a private PulseAudio with null devices and an Xvfb display,
+// started for one bench run (the mouth-to-ear scenario) or one browser test on a real device, and
+// always stopped again. Headless Chromium plays into no audio device, so the browsers run headed
+// on this display against this sound server.
 //
 // Devices: `micsink` (its monitor, remapped as the source `mic`, is every sender's microphone),
 // `spk` (every player's output; its monitor is what the recorder hears), `silent` (outputs and
