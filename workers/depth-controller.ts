@@ -22,7 +22,7 @@
 //   and what it then reports as drift is the controller's own transient.)
 
 import { MAX_DEPTH, MAX_RATE_DEVIATION, MIN_DEPTH, TRIM_EXCESS, clampDepth } from '../src/shared/constants.ts';
-import { DriftEstimator } from './drift-estimator.ts';
+import { DriftEstimator, SHOWN_WINDOW } from './drift-estimator.ts';
 
 /** Fill windows remembered (43 ms each: ~22 s). */
 const HISTORY = 512;
@@ -54,6 +54,8 @@ export class DepthController {
   /** The sender's clock relative to ours, minus 1, as last measured (kept across a resync: same clocks). */
   drift = 0;
   private readonly clocks = new DriftEstimator();
+  /** The same measurement over ~4 min, for people (drift-estimator.ts says why two). */
+  private readonly shownClocks = new DriftEstimator(SHOWN_WINDOW);
   /** The start-up jump to the measured need is still to come (see the header). */
   private settling = true;
   private readonly lows = new Float32Array(HISTORY);
@@ -109,6 +111,13 @@ export class DepthController {
   /** A data packet arrived (its sequence), with the quanta our output has rendered so far: the drift measurement. */
   onArrival(seq: number, renderedQuanta: number): void {
     this.clocks.add(seq, renderedQuanta);
+    this.shownClocks.add(seq, renderedQuanta);
+  }
+
+  /** The drift to show, ppm, with the seconds of arrivals behind it; ppm is null until there are enough. */
+  shownDrift(): { ppm: number | null; seconds: number } {
+    const d = this.shownClocks.estimate();
+    return { ppm: d === null ? null : Math.round(d * 1e6), seconds: this.shownClocks.seconds() };
   }
 
   /** Forget the history (a resync starts a new timeline). The drift estimate is kept: same clocks. */
@@ -117,6 +126,7 @@ export class DepthController {
     this.next = 0;
     this.average = NaN;
     this.clocks.reset();
+    this.shownClocks.reset();
     this.settling = true;
   }
 

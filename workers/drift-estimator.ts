@@ -1,36 +1,65 @@
 // Clock drift between one remote sender and this receiver, measured rather than inferred. At each
 // packet arrival the network worker pairs the packet's sequence (the sender's audio clock: one per
 // 128 frames it captured) with the playback worklet's count of rendered quanta (PLAY_I32.QUANTA:
-// our output clock). The least-squares slope of quanta rendered per sequence arrived, over the last
-// ~22 s, is the ratio of the two clocks. Playout-rate steering, trims and held quanta change what
-// is played, not what arrives or what is rendered, so they do not bias it; arrival bursts, network
-// jitter and render bursts are noise that the regression over ~8 000 points averages to a few ppm.
+// our output clock). The least-squares slope of quanta rendered per sequence arrived, over a
+// window of the last seconds (one window for the playout rate, a longer one for the figure shown),
+// is the ratio of the two clocks. Playout-rate steering, trims and held quanta change what is
+// played, not what arrives or what is rendered, so they do not bias it. Arrival bursts, network
+// jitter and render bursts are noise: white noise averages out within seconds, but the slow wander
+// of a real device's buffers does not (see the windows below).
 // A network delay that keeps growing or shrinking for tens of seconds reads as drift: nothing at
 // the receiver can tell the two apart. Runs in the network worker, a few additions per packet.
 
 import { seqDiff } from '../src/shared/seq.ts';
 
-/** Arrivals summed per block (~1 s) and blocks kept (~22 s): sums of blocks are the sums of their union. */
+/** Arrivals summed per block (~1 s): sums of blocks are the sums of their union. */
 const BLOCK = 375;
-const BLOCKS = 22;
-/** Blocks needed before an estimate is given (~5 s: tens of ppm; ±10 or better at 22 s). */
-const MIN_BLOCKS = 5;
+/**
+ * The playout rate's estimate: ~22 s kept, given from ~5 s on. Quick to follow, but on a real
+ * device it wanders: arrivals and rendered quanta both come in bursts whose timing drifts by ±10 ms
+ * over seconds (the sound server resizes the browser's buffers), which a 22 s slope reads as a few
+ * hundred ppm (measured ±700 between two processes on one machine, whose true drift is 0). The
+ * rate's proportional term absorbs that.
+ */
+export const CONTROL_WINDOW = { blocks: 22, minBlocks: 5 } as const;
+/**
+ * The figure shown to people: ~4 min kept, nothing shown before 60 s. The same wander over a
+ * window ten times longer reads ten times smaller and more.
+ */
+export const SHOWN_WINDOW = { blocks: 240, minBlocks: 60 } as const;
 /** Largest ratio it reports (±4000 ppm: sound cards stay within ~100, timer-driven fake devices ~1000). */
 const MAX_DRIFT = 0.004;
 
 export class DriftEstimator {
+  private readonly blocks: number;
+  private readonly minBlocks: number;
   // Per block: n, Σx, Σy, Σxx, Σxy with x = sequence and y = rendered quanta, both relative to the
   // first arrival of the timeline (exact in doubles for days of audio).
-  private readonly n = new Float64Array(BLOCKS);
-  private readonly sx = new Float64Array(BLOCKS);
-  private readonly sy = new Float64Array(BLOCKS);
-  private readonly sxx = new Float64Array(BLOCKS);
-  private readonly sxy = new Float64Array(BLOCKS);
+  private readonly n: Float64Array;
+  private readonly sx: Float64Array;
+  private readonly sy: Float64Array;
+  private readonly sxx: Float64Array;
+  private readonly sxy: Float64Array;
   private block = 0;
   private filled = 0;
   private started = false;
   private seq0 = 0;
   private quanta0 = 0;
+
+  constructor(window: { blocks: number; minBlocks: number } = CONTROL_WINDOW) {
+    this.blocks = window.blocks;
+    this.minBlocks = window.minBlocks;
+    this.n = new Float64Array(this.blocks);
+    this.sx = new Float64Array(this.blocks);
+    this.sy = new Float64Array(this.blocks);
+    this.sxx = new Float64Array(this.blocks);
+    this.sxy = new Float64Array(this.blocks);
+  }
+
+  /** Whole blocks (≈ seconds of arrivals) behind the estimate. */
+  seconds(): number {
+    return this.filled;
+  }
 
   /** One data packet arrived: its sequence, and the quanta our output has rendered so far. */
   add(seq: number, renderedQuanta: number): void {
@@ -48,8 +77,8 @@ export class DriftEstimator {
       this.rebase(x, y);
       this.seq0 = seq;
       this.quanta0 = renderedQuanta;
-      this.block = (b + 1) % BLOCKS;
-      if (this.filled < BLOCKS) this.filled++;
+      this.block = (b + 1) % this.blocks;
+      if (this.filled < this.blocks) this.filled++;
       this.clear(this.block);
       this.addPoint(0, 0);
       return;
@@ -74,15 +103,15 @@ export class DriftEstimator {
     this.clear(0);
   }
 
-  /** Sender clock / our clock − 1 (+ = the sender runs fast), or null before MIN_BLOCKS seconds of arrivals. */
+  /** Sender clock / our clock − 1 (+ = the sender runs fast), or null before `minBlocks` seconds of arrivals. */
   estimate(): number | null {
-    if (this.filled < MIN_BLOCKS) return null;
+    if (this.filled < this.minBlocks) return null;
     let n = 0;
     let sx = 0;
     let sy = 0;
     let sxx = 0;
     let sxy = 0;
-    for (let b = 0; b < BLOCKS; b++) {
+    for (let b = 0; b < this.blocks; b++) {
       n += this.n[b]!;
       sx += this.sx[b]!;
       sy += this.sy[b]!;
@@ -99,7 +128,7 @@ export class DriftEstimator {
 
   /** Shift every block's sums to an origin at (dx, dy) of the current one (least-squares sums move exactly). */
   private rebase(dx: number, dy: number): void {
-    for (let b = 0; b < BLOCKS; b++) {
+    for (let b = 0; b < this.blocks; b++) {
       const n = this.n[b]!;
       const sx = this.sx[b]!;
       const sy = this.sy[b]!;

@@ -546,6 +546,7 @@ class NetWorker {
       const expected = Math.max(1, c.received + c.recovered + c.late + lost);
       const pct = (n: number) => Math.round((n / expected) * 100_000) / 1000;
       const fill = p.controller.fill(23); // ≈ the last second of 43 ms windows
+      const drift = p.controller.shownDrift();
       peers.push({
         peerId: p.id,
         slot: w.peer,
@@ -572,7 +573,8 @@ class NetWorker {
         rttMs: p.rttMs,
         ifdvMs: p.ifdv.summary(),
         kbpsIn: Math.round((p.bytesIn * 8) / seconds / 1000),
-        driftPpm: Math.round(p.controller.drift * 1e6),
+        driftPpm: drift.ppm,
+        driftSeconds: drift.seconds,
         rate: Math.round(p.controller.rate * 1e6) / 1e6,
         bufferedAmount: p.channel.readyState === 'open' ? p.channel.bufferedAmount : 0,
         sendDropped: p.sendDropped,

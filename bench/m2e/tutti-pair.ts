@@ -8,9 +8,8 @@
 
 import type { Page } from '@playwright/test';
 import type { StatsMessage } from '../../src/shared/worker-protocol.ts';
-import { joinRoom, type PeerBrowser } from '../../tests/support/browsers.ts';
+import { joinRoom, launchOnRig, type PeerBrowser } from '../../tests/support/browsers.ts';
 import { median, setDepth, stats, waitForStreams } from '../lib/app.ts';
-import { launchOnRig } from '../../tests/support/browsers.ts';
 import type { Rig } from '../../tests/support/audio-rig.ts';
 
 export interface TuttiPair {
@@ -112,7 +111,7 @@ export async function appFiguresDuring<T>(pair: TuttiPair, during: () => Promise
       oneWayMs: oneWayMatch ? Number(oneWayMatch[1]) : null,
       oneWayParts,
       rttMs: last?.rttMs === null || last?.rttMs === undefined ? null : round1(last.rttMs),
-      driftPpm: last ? Math.round(last.driftPpm) : null,
+      driftPpm: last?.driftPpm ?? null,
       underruns: diff('underruns'),
       trimmed: diff('trimmed'),
       late: diff('late'),

@@ -95,7 +95,6 @@ export interface CaptureSourceMessage {
   type: 'capture-source';
   readable: ReadableStream<AudioData>;
 }
-
 export type ToWorker =
   | InitMessage
   | AddPeerMessage
@@ -148,8 +147,13 @@ export interface PeerStats {
   ifdvMs: { p50: number; p95: number; max: number } | null;
   /** Received payload rate, kbit/s. */
   kbpsIn: number;
-  /** The sender's clock relative to ours, ppm, as the drift compensation estimates it (+ = faster). */
-  driftPpm: number;
+  /**
+   * The sender's clock relative to ours, ppm (+ = faster), measured over the last `driftSeconds`
+   * (up to ~4 min); null before 60 s of arrivals, when it would mostly show the devices' buffer
+   * wander (workers/drift-estimator.ts). The playout rate uses a quicker estimate of its own.
+   */
+  driftPpm: number | null;
+  driftSeconds: number;
   /** Playout rate the resampler applies (1 = untouched). */
   rate: number;
   /** Our DataChannel's bufferedAmount towards this peer, bytes (sender backlog). */

@@ -105,7 +105,7 @@ function rows(s: PeerStats, kbpsOut: number | undefined): [string, string][] {
     ['Bitrate out', kbpsOut === undefined ? '–' : `${kbpsOut.toFixed(0)} kbit/s`],
     ['Send backlog', `${s.bufferedAmount} B`],
     ['Sending', `${s.sendMono ? 'mono mixdown' : 'full'}, ${s.sendRedundancy} redundant frame${s.sendRedundancy === 1 ? '' : 's'}${s.sendDropped ? ` · ${s.sendDropped} frames dropped (link congested)` : ''}`],
-    ['Clock drift', `${s.driftPpm.toFixed(0)} ppm (rate ${s.rate.toFixed(5)})`],
+    ['Clock drift', `${s.driftPpm === null ? `measuring (${s.driftSeconds} of 60 s)` : `${s.driftPpm.toFixed(0)} ppm over ${s.driftSeconds} s`} (rate ${s.rate.toFixed(5)})`],
   ];
 }
 

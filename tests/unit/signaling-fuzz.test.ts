@@ -226,6 +226,44 @@ const caseArb = fc.record({
   script: fc.array(fc.tuple(fc.nat(), actionArb), { maxLength: 40 }),
 });
 
+/**
+ * One hand-written case that reaches every limit the run must show it reached, run first (as a
+ * fast-check example) so that the coverage check below does not depend on the seed: the random
+ * cases reach most limits most of the time, but the total-topics and total-sockets ones only
+ * sometimes (a fresh seed per run once failed on `topics: 0`).
+ */
+const everyLimitCase: { sockets: number[]; script: [number, Action][] } = (() => {
+  const sub = (topics: string[]) => text(JSON.stringify({ type: 'subscribe', topics }));
+  // 17 attackers: 5 from the first address (the fifth is refused per address), and beside the
+  // honest pair more than the 14 sockets the hub takes in total.
+  const sockets = [0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3];
+  // Which sockets are refused depends on the order they connect: aim each step at several, and
+  // keep the steps that close a socket on sockets of their own.
+  const on = (slots: number[], action: Action): [number, Action][] => slots.map((slot) => [slot, action]);
+  // The hub handles each socket's frames in order but the sockets in any order: give it time to
+  // take the subscriptions before frames that close sockets (a close drops what is still unread).
+  const settle = Array.from({ length: 20 }, (): [number, Action] => [0, { kind: 'yield' }]);
+  const script: [number, Action][] = [
+    ...sockets.map((_, k): [number, Action] => [k, { kind: 'frame', frame: sub([`s${k}a`, `s${k}b`]) }]), // more than 8 topics in all
+    ...settle,
+    // More than 4 topics on one socket: topics that exist (the table is full by now), each of the
+    // first sockets (they connect first, so the hub took them) adding four to its own two.
+    [1, { kind: 'frame', frame: sub(['s0a', 's0b', 's2a', 's2b']) }],
+    [2, { kind: 'frame', frame: sub(['s0a', 's1b', 's3a', 's1a']) }],
+    ...settle,
+    // More than 3 subscribers of one topic: topics that exist (the table is full by now).
+    [0, { kind: 'crowd', topic: 's0a' }],
+    [0, { kind: 'crowd', topic: 's1a' }],
+    ...settle,
+    ...on([0, 4, 8, 12], { kind: 'frame', frame: text(JSON.stringify({ type: 'publish', topic: 'never-subscribed', data: 1 })) }),
+    ...on([0, 4, 8, 12], { kind: 'frame', frame: text(`{"type":"publish","topic":"pool0","data":${'['.repeat(40)}${']'.repeat(40)}}`) }),
+    ...on([2, 6, 10, 14], { kind: 'frame', frame: text(`{"type":"publish","topic":"pool0","data":"${'x'.repeat(9 * 1024)}"}`) }),
+    ...on([3, 7, 11, 15], { kind: 'frame', frame: { bytes: Buffer.from([0x7b, 0xff, 0xfe, 0x7d]), binary: false } }),
+    ...on([0, 4, 8, 12], { kind: 'flood', frame: text('{"type":"ping"}'), count: 400 }), // more than 100 frames/s
+  ];
+  return { sockets, script };
+})();
+
 async function runCase(c: { sockets: number[]; script: [number, Action][] }): Promise<void> {
   casesRun++;
   const addresses = c.sockets.map((i) => ATTACK_ADDRESSES[i]!);
@@ -362,7 +400,7 @@ describe('signaling hub fuzz (fast-check)', () => {
     const heap0 = heapAfterGc();
     const t0 = Date.now();
     const before = casesRun;
-    await fc.assert(fc.asyncProperty(caseArb, runCase), { numRuns: HUB_RUNS, seed: SEED, endOnFailure: true });
+    await fc.assert(fc.asyncProperty(caseArb, runCase), { numRuns: HUB_RUNS, seed: SEED, endOnFailure: true, examples: [[everyLimitCase]] });
     const heap1 = heapAfterGc();
     const s = app.hub.snapshot();
     console.log(
