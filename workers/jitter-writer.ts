@@ -2,8 +2,7 @@
 // of its sequence number, detects late, duplicate and restarted streams, and asks the playback
 // worklet to resynchronise. Runs in the network worker; unit-tested in Node.
 
-import { JITTER_SLOTS, QUANTUM_FRAMES, clampDepth } from '../src/shared/constants.ts';
-import { HALF } from '../worklets/resampler.ts';
+import { JITTER_SLOTS, QUANTUM_FRAMES, RESAMPLER_HALF as HALF, clampDepth } from '../src/shared/constants.ts';
 import { FILL_RING, PEER_F32, PEER_I32, PeerState, PlaybackViews, slotOf } from '../src/shared/memory-layout.ts';
 import { seqAdd, seqDiff } from '../src/shared/seq.ts';
 import { decodeSamples, type PacketHeader } from '../src/shared/wire.ts';

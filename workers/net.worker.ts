@@ -34,16 +34,16 @@ import {
   quantumBytes,
   type PacketHeader,
 } from '../src/shared/wire.ts';
-import type { FromWorker, InitMessage, PeerStats, TestOptions, ToWorker } from '../src/shared/worker-protocol.ts';
+import type { FromWorker, InitMessage, PeerClosedReason, PeerStats, TestOptions, ToWorker } from '../src/shared/worker-protocol.ts';
 import { DepthController } from './depth-controller.ts';
 import { Arrival, JitterWriter, findFreePeer } from './jitter-writer.ts';
 import { LatencyWindow } from './latency-window.ts';
 import { ArrivalTrace, IfdvWindow } from './arrival-stats.ts';
-import { StreamResampler } from './stream-resampler.ts';
+import { TestClockSkew } from './test-clock-skew.ts';
 import { SendGovernor } from './send-governor.ts';
 import { MAX_QUEUE_MS, SendQueue } from './send-queue.ts';
 import { TrackCapture } from './track-capture.ts';
-import { Tap } from './tap.ts';
+import { Tap } from './test-tap.ts';
 
 declare const self: DedicatedWorkerGlobalScope & { __tuttiTap?: Tap; __tuttiWorker?: NetWorker };
 
@@ -118,11 +118,11 @@ class NetWorker {
   private readonly controlView = new DataView(this.control.buffer);
   private readonly header = newHeader();
   private readonly redundancy = new RedundancyHistory();
-  /** Test build only: the switches of init.test, a Tap and a StreamResampler. In production these
+  /** Test build only: the switches of init.test, a Tap and a TestClockSkew. In production these
    * stay empty and every use below is behind `__TUTTI_TEST__`, so none of it is in the bundle. */
   private readonly tap: Tap | null;
   private readonly test: TestOptions;
-  private readonly resampler: StreamResampler | null;
+  private readonly clockSkew: TestClockSkew | null;
   private trace: ArrivalTrace | null = null;
   /** The microphone read straight from its track (the normal path); the capture ring is the fallback. */
   private readonly track = new TrackCapture({
@@ -161,7 +161,7 @@ class NetWorker {
     this.redundancy.frames = Math.max(0, Math.min(MAX_REDUNDANCY, Math.round(init.redundancy)));
     // A production worker ignores init.test whoever sends it: the switches change what the room hears.
     this.test = __TUTTI_TEST__ ? (init.test ?? {}) : {};
-    this.resampler = __TUTTI_TEST__ && this.test.captureRatio && this.test.captureRatio !== 1 ? new StreamResampler(this.test.captureRatio) : null;
+    this.clockSkew = __TUTTI_TEST__ && this.test.captureRatio && this.test.captureRatio !== 1 ? new TestClockSkew(this.test.captureRatio) : null;
     this.tap = __TUTTI_TEST__ && this.test.tap ? new Tap(this.streamId) : null;
     if (__TUTTI_TEST__ && this.tap) self.__tuttiTap = this.tap;
     this.wakeSeen = Atomics.load(this.cap.i32, CAP_I32.WAKE);
@@ -226,10 +226,10 @@ class NetWorker {
     }
     this.inputPeak = Math.max(peak, this.inputPeak * METER_DECAY_PER_QUANTUM);
     this.cap.f32[CAP_F32.PEAK] = this.inputPeak;
-    if (__TUTTI_TEST__ && this.resampler) {
+    if (__TUTTI_TEST__ && this.clockSkew) {
       // Test option: pretend our clock runs at captureRatio × ours (more or fewer frames).
-      this.resampler.push(frame);
-      while (this.resampler.pull(frame)) this.sendFrame(captureUs);
+      this.clockSkew.push(frame);
+      while (this.clockSkew.pull(frame)) this.sendFrame(captureUs);
     } else {
       this.sendFrame(captureUs);
     }
@@ -316,7 +316,7 @@ class NetWorker {
     if (channel.readyState === 'open') post({ type: 'peer-open', peerId });
   }
 
-  removePeer(peerId: string, reason: string): void {
+  removePeer(peerId: string, reason: PeerClosedReason): void {
     const peer = this.peers.get(peerId);
     if (!peer) return;
     this.peers.delete(peerId);
@@ -627,7 +627,7 @@ self.onmessage = (ev: MessageEvent<ToWorker>) => {
     case 'init':
       worker = new NetWorker(msg);
       if (__TUTTI_TEST__) self.__tuttiWorker = worker; // debugState() for the tests; no global in production
-      post({ type: 'ready', wake: 'waitAsync' });
+      post({ type: 'ready' });
       break;
     case 'add-peer':
       worker!.addPeer(msg.peerId, msg.channel);

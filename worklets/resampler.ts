@@ -3,10 +3,12 @@
 // positions with linear interpolation between them. Built once per worklet; interpolate()
 // allocates nothing. Unit-tested in Node (THD+N in the bench).
 
-/** Kernel length in input frames: TAPS/2 frames before the read position and TAPS/2 after. */
-export const TAPS = 16;
+import { RESAMPLER_HALF, RESAMPLER_TAPS } from '../src/shared/constants.ts';
+
+/** Kernel length in input frames (defined with the shared position arithmetic in src/shared/constants.ts). */
+export const TAPS = RESAMPLER_TAPS;
 /** Frames needed before the integer read position (n − HALF + 1 … n + HALF). */
-export const HALF = TAPS / 2;
+export const HALF = RESAMPLER_HALF;
 const PHASES = 512;
 const KAISER_BETA = 8.6;
 /**

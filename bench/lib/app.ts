@@ -7,7 +7,7 @@ import type { Page } from '@playwright/test';
 import { QUANTUM_MS } from '../../src/shared/constants.ts';
 import type { StatsMessage } from '../../src/shared/worker-protocol.ts';
 
-/** The latest stats message the page's <tutti-app> received (2 Hz), or null before the first. */
+/** The latest stats message the page's <tutti-app> received (1 Hz), or null before the first. */
 export function stats(page: Page): Promise<StatsMessage | null> {
   return page.evaluate(() => (document.querySelector('tutti-app') as unknown as { stats: StatsMessage | null }).stats);
 }

@@ -124,7 +124,7 @@ export async function appFiguresDuring<T>(pair: TuttiPair, during: () => Promise
 }
 
 /**
- * Every distinct stats message (the worker posts them at 2 Hz) until `done`. A new message is told
+ * Every distinct stats message (the worker posts them at 1 Hz) until `done`. A new message is told
  * by the frames received from the peer, since the muted receiver may send nothing.
  */
 async function sampleUntil(page: Page, done: { value: boolean }): Promise<StatsMessage[]> {

@@ -6,7 +6,8 @@
 // The audio RTCPeerConnections live in the host page (SyntheticMesh), which hands each
 // 'tutti-audio' channel to the sender worker. A change of the app's negotiation touches only here.
 
-import { AUDIO_CHANNEL_INIT, gathered } from '../../src/room/audio-mesh.ts';
+import { gathered } from '../../src/room/audio-mesh.ts';
+import { AUDIO_CHANNEL_INIT, AUDIO_CHANNEL_LABEL } from '../../src/shared/audio-channel.ts';
 import { Room } from '../../src/room/room.ts';
 import type { AudioSdp, MemberState } from '../../src/shared/signaling-protocol.ts';
 
@@ -58,7 +59,7 @@ export class SyntheticMesh implements LinkHost {
 
   async offer(member: string, peer: string, onfail: () => void): Promise<string> {
     const pc = this.create(member, peer, onfail);
-    this.onChannel(member, pc.createDataChannel('tutti-audio', AUDIO_CHANNEL_INIT));
+    this.onChannel(member, pc.createDataChannel(AUDIO_CHANNEL_LABEL, AUDIO_CHANNEL_INIT));
     await pc.setLocalDescription(await pc.createOffer());
     await gathered(pc);
     return pc.localDescription!.sdp;
@@ -73,7 +74,7 @@ export class SyntheticMesh implements LinkHost {
   async answer(member: string, peer: string, offer: string, onfail: () => void): Promise<string> {
     const pc = this.create(member, peer, onfail);
     pc.ondatachannel = (ev) => {
-      if (ev.channel.label === 'tutti-audio') this.onChannel(member, ev.channel);
+      if (ev.channel.label === AUDIO_CHANNEL_LABEL) this.onChannel(member, ev.channel);
     };
     await pc.setRemoteDescription({ type: 'offer', sdp: offer });
     await pc.setLocalDescription(await pc.createAnswer());

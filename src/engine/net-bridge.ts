@@ -1,12 +1,12 @@
 // Page-side handle of the network worker: typed methods for every ToWorker message, typed
 // events for every FromWorker message, and the worker's lifetime. Components never postMessage.
 
-import type { FromWorker, InitMessage, StatsMessage, ToWorker, TraceMessage } from '../shared/worker-protocol.ts';
+import type { FromWorker, InitMessage, PeerClosedReason, StatsMessage, ToWorker, TraceMessage } from '../shared/worker-protocol.ts';
 
 type Handlers = {
   stats: (m: StatsMessage) => void;
   'peer-open': (peerId: string) => void;
-  'peer-closed': (peerId: string, reason: string) => void;
+  'peer-closed': (peerId: string, reason: PeerClosedReason) => void;
   error: (message: string) => void;
 };
 

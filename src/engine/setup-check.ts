@@ -4,8 +4,8 @@
 // user does not hear themselves; the worker still measures. Plus the signaling round trip.
 
 import type { PeerStats, StatsMessage } from '../shared/worker-protocol.ts';
-import { AUDIO_CHANNEL_INIT } from '../room/audio-mesh.ts';
-import { framesExpected } from '../ui/quality.ts';
+import { AUDIO_CHANNEL_INIT, AUDIO_CHANNEL_LABEL } from '../shared/audio-channel.ts';
+import { framesExpected } from '../shared/peer-counts.ts';
 import type { AudioEngine } from './audio-engine.ts';
 import { measureSignalingRtt, median, type SignalingRtt } from './signaling-rtt.ts';
 
@@ -52,11 +52,11 @@ export async function runSetupCheck(engine: AudioEngine, opts: SetupCheckOptions
     pcA.onicecandidate = (e) => void (e.candidate && pcB.addIceCandidate(e.candidate).catch(() => {}));
     pcB.onicecandidate = (e) => void (e.candidate && pcA.addIceCandidate(e.candidate).catch(() => {}));
     pcB.ondatachannel = (e) => {
-      if (e.channel.label !== 'tutti-audio') return;
+      if (e.channel.label !== AUDIO_CHANNEL_LABEL) return;
       net.addPeer(LOOPBACK_PEERS[1], e.channel); // transferred inside ondatachannel, as in the mesh
       net.setPeerMix(LOOPBACK_PEERS[1], 0, true);
     };
-    const channel = pcA.createDataChannel('tutti-audio', AUDIO_CHANNEL_INIT);
+    const channel = pcA.createDataChannel(AUDIO_CHANNEL_LABEL, AUDIO_CHANNEL_INIT);
     net.addPeer(LOOPBACK_PEERS[0], channel); // transferred right after creation
     net.setPeerMix(LOOPBACK_PEERS[0], 0, true);
     await pcA.setLocalDescription();

@@ -5,11 +5,10 @@
 // connection's audio DataChannel goes to the network worker the moment it exists.
 
 import type { NetBridge } from '../engine/net-bridge.ts';
+import { AUDIO_CHANNEL_INIT, AUDIO_CHANNEL_LABEL } from '../shared/audio-channel.ts';
 import type { AudioSdp, MemberState } from '../shared/signaling-protocol.ts';
 import type { Room } from './room.ts';
 
-/** Unordered and unreliable: a late audio frame is useless, so never retransmit or wait for order. */
-export const AUDIO_CHANNEL_INIT: RTCDataChannelInit = { ordered: false, maxRetransmits: 0 };
 /** Publish the SDP once ICE gathering completes (all candidates inside), or after this long. */
 const GATHER_TIMEOUT_MS = 4000;
 const RETRY_MS = 1500;
@@ -115,7 +114,7 @@ export class AudioMesh {
 
   private async offer(peerId: string, m: MemberState): Promise<void> {
     const link = this.createLink(peerId, m, Math.floor(Math.random() * 2 ** 31), true);
-    const channel = link.pc.createDataChannel('tutti-audio', AUDIO_CHANNEL_INIT);
+    const channel = link.pc.createDataChannel(AUDIO_CHANNEL_LABEL, AUDIO_CHANNEL_INIT);
     this.net.addPeer(peerId, channel); // transferred before it opens: the page never sees a frame
     await link.pc.setLocalDescription(await link.pc.createOffer());
     await gathered(link.pc);
@@ -142,7 +141,7 @@ export class AudioMesh {
     this.refresh(link, m);
     this.links.set(peerId, link);
     pc.ondatachannel = (ev) => {
-      if (ev.channel.label === 'tutti-audio') this.net.addPeer(peerId, ev.channel); // answering side: transfer at once
+      if (ev.channel.label === AUDIO_CHANNEL_LABEL) this.net.addPeer(peerId, ev.channel); // answering side: transfer at once
     };
     pc.onconnectionstatechange = () => {
       link.member.connection = pc.connectionState;

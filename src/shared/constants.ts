@@ -58,3 +58,12 @@ export const DEFAULT_REDUNDANCY = 1;
  * sample after PCM16 quantisation, in the copy the peer echoes back.
  */
 export const LOOPBACK_MARKER: readonly number[] = [0.75, -0.75, 0.5, -0.5, 0.75, 0.75, -0.75, -0.75, 0.25, -0.25, 0.625, -0.625, 0.75, -0.5, 0.5, -0.75];
+
+/** Kernel length of the playout resampler in input frames: TAPS/2 before the read position and TAPS/2 after (worklets/resampler.ts). */
+export const RESAMPLER_TAPS = 16;
+/**
+ * Frames the resampler needs before its integer read position (n − HALF + 1 … n + HALF). Part of
+ * the playout position arithmetic the network worker shares with the mixer: the jitter writer
+ * predicts PLAY_POS (src/shared/memory-layout.ts) from it for a resync the worklet has not adopted.
+ */
+export const RESAMPLER_HALF = RESAMPLER_TAPS / 2;

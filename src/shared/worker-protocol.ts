@@ -204,17 +204,21 @@ export interface TraceMessage {
 }
 export interface ReadyMessage {
   type: 'ready';
-  /** How the worker is woken for capture frames. */
-  wake: 'waitAsync';
 }
 export interface PeerOpenMessage {
   type: 'peer-open';
   peerId: string;
 }
+/**
+ * Why the worker let go of a peer's channel: the page asked (`removed by page`), the channel closed
+ * under it (`channel closed`: the page's audio mesh then renegotiates), a new channel for the same
+ * peer replaced it (`replaced`), or the worker stopped (`stopped`).
+ */
+export type PeerClosedReason = 'removed by page' | 'channel closed' | 'replaced' | 'stopped';
 export interface PeerClosedMessage {
   type: 'peer-closed';
   peerId: string;
-  reason: string;
+  reason: PeerClosedReason;
 }
 export interface WorkerErrorMessage {
   type: 'error';

@@ -3,6 +3,7 @@
 // documented, threshold by threshold, in docs/MEASUREMENT.md.
 
 import { QUANTUM_MS } from '../shared/constants.ts';
+import { framesExpected, glitches } from '../shared/peer-counts.ts';
 import type { PeerStats } from '../shared/worker-protocol.ts';
 
 export type QualityLabel = 'Excellent' | 'Good' | 'Fair' | 'Poor';
@@ -87,16 +88,6 @@ export function qualityInput(history: readonly PeerStats[]): QualityInput | null
     bufferMs: last.fill.target * QUANTUM_MS,
     dropPercent,
   };
-}
-
-/** Everything a listener hears as a glitch, counted in quanta: late, lost, underrun, trimmed. */
-export function glitches(p: Pick<PeerStats, 'late' | 'lost' | 'underruns' | 'trimmed'>): number {
-  return p.late + p.lost + p.underruns + p.trimmed;
-}
-
-/** Frames expected from a peer so far, the worker's denominator for `percent`: received + recovered + late + lost. */
-export function framesExpected(p: Pick<PeerStats, 'received' | 'recovered' | 'late' | 'lost'>): number {
-  return p.received + p.recovered + p.late + p.lost;
 }
 
 export interface OneWayInput {

@@ -405,7 +405,7 @@ export class TuttiApp extends LitElement {
         </div>
       </form>
       <tutti-settings></tutti-settings>
-      <tutti-setup-check .channels=${this.channels} .signalUrl=${params.get('signal') ?? signalingUrl()}></tutti-setup-check>
+      <tutti-setup-check .channels=${this.channels} .signalUrl=${signalingUrl()}></tutti-setup-check>
       ${this.openRooms.length && !remote
         ? html`<section aria-labelledby="open-h" class="recent">
             <h2 id="open-h">Open rooms on this server</h2>

@@ -7,7 +7,7 @@ import { customElement, property, state } from 'lit/decorators.js';
 import type { AudioEngine } from '../engine/audio-engine.ts';
 import { traceToCsv } from '../engine/trace-csv.ts';
 import { downloadText, fileStamp } from './download.ts';
-import { RecorderController } from './recorder-controller.ts';
+import { StatsRenderController } from './stats-render-controller.ts';
 
 /** Stats messages in a JSON export: the last ten minutes at 1 Hz. */
 export const EXPORT_SAMPLES = 600;
@@ -23,7 +23,7 @@ export class TuttiMeasureTools extends LitElement {
   @property({ attribute: false }) engine: AudioEngine | undefined;
   @state() private tracing = false;
   @state() private error = '';
-  protected readonly recorder = new RecorderController(this, () => this.engine?.stats);
+  protected readonly recorder = new StatsRenderController(this, () => this.engine?.stats);
 
   private toggleTrace(): void {
     this.tracing = !this.tracing;

@@ -9,7 +9,7 @@ import { QUANTUM_MS } from '../shared/constants.ts';
 import type { PeerStats } from '../shared/worker-protocol.ts';
 import type { AudioEngine } from '../engine/audio-engine.ts';
 import { oneWayDelay, quality, qualityInput } from './quality.ts';
-import { RecorderController } from './recorder-controller.ts';
+import { StatsRenderController } from './stats-render-controller.ts';
 import './tutti-quality.ts';
 import './tutti-sparkline.ts';
 
@@ -34,7 +34,7 @@ export class TuttiPeerStats extends LitElement {
   @property() peerId = '';
   @state() private loopback = false;
   /** Re-renders after each stats message (1 Hz). */
-  protected readonly recorder = new RecorderController(this, () => this.engine?.stats);
+  protected readonly recorder = new StatsRenderController(this, () => this.engine?.stats);
 
   private toggleLoopback(): void {
     this.loopback = !this.loopback;

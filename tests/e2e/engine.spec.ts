@@ -44,7 +44,7 @@ async function readTap(page: Page): Promise<TapSnapshot> {
   const w = await netWorker(page);
   return w.evaluate(() => {
     // Runs in the network worker, not on the page's main thread.
-    const t = (self as unknown as { __tuttiTap: import('../../workers/tap.ts').Tap }).__tuttiTap;
+    const t = (self as unknown as { __tuttiTap: import('../../workers/test-tap.ts').Tap }).__tuttiTap;
     const received: Record<string, { seqs: number[]; hashes: number[] }> = {};
     for (const [id, log] of t.received) received[id] = log.toJSON();
     return { streamId: t.streamId, sent: t.sent.toJSON(), received, signal: Array.from(t.sentSignal) };

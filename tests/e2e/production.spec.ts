@@ -107,18 +107,32 @@ test(`a production page opened with ?${HOSTILE_QUERY} sends exactly what it woul
     };
     const p = judge(prodId!, wav.prod);
     const c = judge(controlId!, wav.control);
+    // What the production sender itself did not send the receiver (its congestion rule: a channel
+    // whose queue is older than 16 quanta, as after a stall of a loaded machine), over the whole
+    // session, one stats tick after the tap was read.
+    await prod.page.waitForTimeout(1200);
+    const prodPeers = await peerStats(prod.page);
+    const toReceiver = [...prodPeers.values()].find((s) => s.peerId !== controlId);
+    expect(toReceiver, 'the production sender reports its link to the receiver').toBeDefined();
+    const senderDropped = toReceiver!.sendDropped;
     for (const [name, r] of [['production', p], ['control (test build)', c]] as const) {
       console.log(`${name}: ${JSON.stringify(r.m)}; +${r.d.received} received, ${r.d.recovered} recovered, late ${r.d.late}, lost ${r.d.lost}; latency ${JSON.stringify(r.latency)} ms`);
     }
+    console.log(`production sender: ${senderDropped} frames not sent to the receiver (congested channel) since joining`);
 
     // Production: every sequence, each quantum its input verbatim and continuing the last, nothing
     // needed a redundant copy, and no 900 ms in the latency.
     expect(p.m.quanta).toBeGreaterThan(FRAMES_PER_SECOND * 5);
-    expect(p.m.gaps + p.m.repeats + p.m.silent, 'no sequence missing (dropEvery), none repeated, no silence').toBe(0);
+    // A missing sequence is allowed only where the sender says it dropped one for congestion
+    // (dropEvery=2 would miss every other one): a 2-core machine running three browsers stalls now
+    // and then (a clean-clone run: 4 gaps in 2250 quanta).
+    expect(p.m.gaps, 'every missing sequence is one the sender dropped for a congested channel, not dropEvery').toBeLessThanOrEqual(senderDropped);
+    expect(p.m.repeats + p.m.silent, 'none repeated, no silence').toBe(0);
     expect(p.m.verbatim, `every quantum is the input, sample for sample (captureRatio resamples): ${p.m.misses.join('; ')}`).toBe(p.m.quanta);
     expect(p.m.continued).toBeGreaterThan(p.m.quanta * 0.99);
     expect(p.d.received).toBeGreaterThan(FRAMES_PER_SECOND * 6 * 0.95);
-    expect(p.d.recovered + p.d.late + p.d.lost + p.d.rejected).toBe(0);
+    expect(p.d.late + p.d.rejected).toBe(0);
+    expect(p.d.recovered + p.d.lost, 'frames recovered or lost: only those the sender dropped').toBeLessThanOrEqual(senderDropped);
     expect(p.latency, 'latency measured').not.toBeNull();
     expect(p.latency!.p50, 'latency p50 (delayMs=900 would add 900 ms)').toBeLessThan(300);
 

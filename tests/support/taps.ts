@@ -1,4 +1,4 @@
-// Reading a test-build page's network-worker tap (workers/tap.ts) from Playwright, in the worker
+// Reading a test-build page's network-worker tap (workers/test-tap.ts) from Playwright, in the worker
 // itself (worker.evaluate), never through the page. Only the test build has a tap.
 
 import type { Page } from '@playwright/test';
@@ -14,7 +14,7 @@ export interface PcmSnapshot {
 export async function readPcm(page: Page): Promise<PcmSnapshot> {
   const w = await netWorker(page);
   return w.evaluate(() => {
-    const t = (self as unknown as { __tuttiTap?: import('../../workers/tap.ts').Tap }).__tuttiTap;
+    const t = (self as unknown as { __tuttiTap?: import('../../workers/test-tap.ts').Tap }).__tuttiTap;
     if (!t) throw new Error('no __tuttiTap: not the test build, or opened without ?test=tap');
     const received: Record<string, { seqs: number[]; pcm: number[] }> = {};
     for (const [id, log] of t.pcm) received[id] = log.toJSON();

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { QUANTUM_FRAMES, QUANTUM_SAMPLES } from '../../src/shared/constants.ts';
 import { floatToPcm16 } from '../../src/shared/wire.ts';
-import { StreamResampler } from '../../workers/stream-resampler.ts';
+import { TestClockSkew } from '../../workers/test-clock-skew.ts';
 import { matchWav, wavPcm, type PcmQuanta } from '../support/wav-match.ts';
 import { toneWav } from '../support/wav.ts';
 
@@ -61,7 +61,7 @@ describe('matchWav (bit-exactness against the sender\'s input)', () => {
 
   it('captureRatio=1.01 (and 1.001): resampled quanta match nowhere', () => {
     for (const ratio of [1.01, 1.001]) {
-      const r = new StreamResampler(ratio);
+      const r = new TestClockSkew(ratio);
       const out: Float32Array[] = [];
       for (const q of captured(0, N)) {
         r.push(q);

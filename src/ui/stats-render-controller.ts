@@ -4,7 +4,7 @@
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import type { StatsRecorder } from '../engine/stats-recorder.ts';
 
-export class RecorderController implements ReactiveController {
+export class StatsRenderController implements ReactiveController {
   private current: StatsRecorder | undefined;
   private off: (() => void) | undefined;
 

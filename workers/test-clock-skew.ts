@@ -5,7 +5,7 @@
 
 import { QUANTUM_FRAMES, QUANTUM_SAMPLES } from '../src/shared/constants.ts';
 
-export class StreamResampler {
+export class TestClockSkew {
   /** Input frames (stereo interleaved), enough for a few quanta of slack. */
   private readonly buf = new Float32Array(QUANTUM_SAMPLES * 8);
   private frames = 0;
