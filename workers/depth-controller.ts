@@ -138,6 +138,11 @@ export class DepthController {
     return s[Math.min(n - 1, Math.max(0, Math.floor(q * n)))]!;
   }
 
+  /** The level the rate holds at the target: the median low point of the last ~0.5 s (quanta). */
+  held(): number {
+    return this.count === 0 ? 0 : this.quantile(this.lows, Math.min(this.count, RECENT), 0.5);
+  }
+
   /**
    * How far the low point dips below its running average (99th percentile over the long window):
    * the depth the jitter itself needs. Measured against the running average rather than a fixed

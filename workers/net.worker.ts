@@ -568,7 +568,7 @@ class NetWorker {
         underruns: w.playCounter(PEER_I32.UNDERRUNS),
         trimmed: w.playCounter(PEER_I32.TRIMMED),
         depth: p.controller.target,
-        fill: { avg: round2(fill.avg), min: round2(fill.min), target: p.controller.target },
+        fill: { avg: round2(fill.avg), min: round2(fill.min), held: round2(p.controller.held()), target: p.controller.target },
         percent: { late: pct(c.late), lost: pct(lost), duplicates: pct(c.duplicates), rejected: pct(p.rejected) },
         rttMs: p.rttMs,
         ifdvMs: p.ifdv.summary(),

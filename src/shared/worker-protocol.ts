@@ -137,8 +137,13 @@ export interface PeerStats {
   trimmed: number;
   /** Target depth in quanta: the adaptive choice, or the manual override. */
   depth: number;
-  /** Buffer fill over the last second, in quanta: frames buffered ahead of playout, seen at each arrival. */
-  fill: { avg: number; min: number; target: number };
+  /**
+   * Buffer fill in quanta, from the playback worklet's low point of each 43 ms window (what is
+   * still queued when it has just taken what it plays): their mean and minimum over the last
+   * second, and `held`, their median over the last ~0.5 s, which is what the playout rate holds
+   * at `target` (the depth as the engine means it).
+   */
+  fill: { avg: number; min: number; held: number; target: number };
   /** Percentages of the frames expected over the whole session (received + late + lost). */
   percent: { late: number; lost: number; duplicates: number; rejected: number };
   /** Round trip of the audio DataChannel itself (ping/pong in the worker), ms; null before the first answer. */
