@@ -56,6 +56,7 @@ export class DepthController {
   private readonly clocks = new DriftEstimator();
   /** The same measurement over ~4 min, for people (drift-estimator.ts says why two). */
   private readonly shownClocks = new DriftEstimator(SHOWN_WINDOW);
+  private lastShown: { ppm: number; seconds: number } | null = null;
   /** The start-up jump to the measured need is still to come (see the header). */
   private settling = true;
   private readonly lows = new Float32Array(HISTORY);
@@ -114,10 +115,14 @@ export class DepthController {
     this.shownClocks.add(seq, renderedQuanta);
   }
 
-  /** The drift to show, ppm, with the seconds of arrivals behind it; ppm is null until there are enough. */
+  /**
+   * The drift to show, ppm, with the seconds of arrivals behind it; ppm is null until there are
+   * enough. After a resync restarts the regression, the last figure stands until a new one is due.
+   */
   shownDrift(): { ppm: number | null; seconds: number } {
     const d = this.shownClocks.estimate();
-    return { ppm: d === null ? null : Math.round(d * 1e6), seconds: this.shownClocks.seconds() };
+    if (d !== null) this.lastShown = { ppm: Math.round(d * 1e6), seconds: this.shownClocks.seconds() };
+    return this.lastShown ?? { ppm: null, seconds: this.shownClocks.seconds() };
   }
 
   /** Forget the history (a resync starts a new timeline). The drift estimate is kept: same clocks. */

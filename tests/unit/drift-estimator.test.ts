@@ -4,6 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { DepthController } from '../../workers/depth-controller.ts';
 import { CONTROL_WINDOW, DriftEstimator, SHOWN_WINDOW } from '../../workers/drift-estimator.ts';
 
 const FRAMES_PER_SECOND = 375;
@@ -48,5 +49,19 @@ describe('drift estimator windows', () => {
       if (second >= 30) assert.ok(Math.abs((control! - TRUE_DRIFT) * 1e6) < 150, `control ${control} at ${second} s`);
       if (second >= 60) assert.ok(Math.abs((shown! - TRUE_DRIFT) * 1e6) < (second >= 240 ? 3 : 15), `shown ${shown} at ${second} s`);
     });
+  });
+
+  test('the figure shown survives a resync (same clocks) until the new regression has 60 s', () => {
+    const c = new DepthController(8, true);
+    const feed = (from: number, seconds: number) => {
+      for (let seq = from; seq < from + FRAMES_PER_SECOND * seconds; seq++) c.onArrival(seq, Math.floor((seq - from) / (1 + TRUE_DRIFT)) + from);
+    };
+    assert.equal(c.shownDrift().ppm, null);
+    feed(0, 70);
+    const before = c.shownDrift();
+    assert.ok(before.ppm !== null && Math.abs(before.ppm - 100) <= 10, JSON.stringify(before));
+    c.reset();
+    feed(1_000_000, 10);
+    assert.deepEqual(c.shownDrift(), before);
   });
 });
