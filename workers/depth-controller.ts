@@ -8,9 +8,20 @@
 //   the worklet has just taken what it plays. Jitter makes that low point wander; a frame is late
 //   when it would have had to go below zero.
 // - Depth choice (adaptive): like Jamulus and JackTrip's Regulator, read the jitter off the real
-//   trace: how far the low point dips below its running average (the 99th percentile of those dips
-//   over the last ~22 s, so a slow trend is not mistaken for jitter), plus one quantum of headroom. Like SonoBus's auto mode, grow at once on a glitch (a late frame or an
-//   underrun) and shrink only after 10 s without one, one quantum per 2 s.
+//   trace: how far the low point dips below its running average (the highest of its last three
+//   values, so a step that straddles two windows counts whole; the 99th percentile of those dips
+//   over the last ~22 s, so a slow trend is not mistaken for jitter), plus one quantum of headroom.
+// - Recurring steps: a dip that comes back is covered for ~90 s, not 22. A sound server that
+//   drives the browser's audio from a timer lets each render clock run ahead of the wall clock
+//   and then skip one device period (PulseAudio on the bench rig: +1000 ppm, then 21.3 ms skipped,
+//   every ~22 s, in the sender and in the receiver alike). The receiver's buffer then steps down
+//   by one period when the sender skips and back up when the receiver does; between the two the
+//   rate refills it. Those steps are as regular as the devices, so the depth must hold one even
+//   right after the 22 s history has forgotten the last: the need also covers the second-largest
+//   of the per-second largest dips of the last ~90 s (second: two separate seconds must have
+//   seen it, so one outage does not hold the depth up for 90 s).
+// - Like SonoBus's auto mode, grow at once on a glitch (a late frame or an underrun) and shrink
+//   only after 30 s without one (longer than the ~22 s between such steps), one quantum per 2 s.
 // - Start-up: after the first ~2 s of a stream without a glitch the target jumps to what that
 //   history needs (up at once; down by at most TRIM_EXCESS, which the rate drains without a trim),
 //   so every join settles near the same depth within seconds instead of walking down from the
@@ -31,10 +42,12 @@ const RECENT = 12;
 /** Quantile of the long history the depth must cover. */
 const LOW_QUANTILE = 0.01;
 const HEADROOM = 1;
-const SHRINK_AFTER_CLEAN_MS = 10_000;
+const SHRINK_AFTER_CLEAN_MS = 30_000;
 const SHRINK_STEP_MS = 2_000;
 /** At most one growth step per this interval: a long outage must not run the depth to the maximum. */
 const GROW_STEP_MS = 500;
+/** Most one glitch may grow the depth at once (one long device period): one outage is not a rhythm. */
+const GLITCH_GROWTH = 8;
 /** Rate per quantum of depth error (1 quantum off → 0.1 % → corrected in ~3 s). */
 const KP = 0.001;
 /** Depth error (quanta) treated as zero. */
@@ -43,6 +56,15 @@ const DEAD_BAND = 0.5;
 const SETTLE_WINDOWS = 46;
 /** Running-average gain per window for the dip measurement (time constant ≈ 10 windows = 0.4 s). */
 const AVERAGE_GAIN = 0.1;
+/**
+ * A dip is measured from the highest of the running averages of the last this many windows: a
+ * late burst can land across a window boundary, and against the average of one window before the
+ * second part of the step would already be partly absorbed (on the rig an 8.3-quantum step read 7).
+ */
+const AVERAGE_LAG = 3;
+/** Windows per second of the recurring-dip memory, and seconds kept (see the header). */
+const SECOND_WINDOWS = 23;
+const SECONDS_KEPT = 90;
 
 export class DepthController {
   adaptive: boolean;
@@ -63,9 +85,18 @@ export class DepthController {
   /** How far each window's low point fell below the running average of low points (detrended jitter). */
   private readonly dips = new Float32Array(HISTORY);
   private average = NaN;
+  /** The running average before each of the last AVERAGE_LAG windows (ring). */
+  private readonly pastAverages = new Float64Array(AVERAGE_LAG);
+  private pastAt = 0;
   private readonly scratch = new Float32Array(HISTORY);
   private count = 0;
   private next = 0;
+  /** The largest dip of each of the last SECONDS_KEPT seconds (ring), and of the second in progress. */
+  private readonly secondMax = new Float32Array(SECONDS_KEPT);
+  private secondsFilled = 0;
+  private secondNext = 0;
+  private secondWindows = 0;
+  private secondDip = 0;
   private lastGlitchMs = -Infinity;
   private lastShrinkMs = -Infinity;
   private lastGrowMs = -Infinity;
@@ -96,17 +127,44 @@ export class DepthController {
     this.trimmedTotal = trimmedTotal;
     if (shift > 0 && this.count > 0) {
       this.average -= shift;
+      for (let i = 0; i < AVERAGE_LAG; i++) this.pastAverages[i] = this.pastAverages[i]! - shift;
       for (let i = 0; i < this.count; i++) {
         const at = (this.next - 1 - i + HISTORY) % HISTORY;
         this.lows[at] = this.lows[at]! - shift;
       }
     }
-    if (Number.isNaN(this.average)) this.average = lowQuanta;
-    this.dips[this.next] = this.average - lowQuanta;
+    if (Number.isNaN(this.average)) {
+      this.average = lowQuanta;
+      this.pastAverages.fill(lowQuanta);
+    }
+    const dip = this.reference() - lowQuanta;
+    this.pastAverages[this.pastAt] = this.average;
+    this.pastAt = (this.pastAt + 1) % AVERAGE_LAG;
+    this.dips[this.next] = dip;
+    this.noteDip(dip);
+    if (++this.secondWindows >= SECOND_WINDOWS) {
+      this.secondMax[this.secondNext] = this.secondDip;
+      this.secondNext = (this.secondNext + 1) % SECONDS_KEPT;
+      if (this.secondsFilled < SECONDS_KEPT) this.secondsFilled++;
+      this.secondWindows = 0;
+      this.secondDip = 0;
+    }
     this.average += (lowQuanta - this.average) * AVERAGE_GAIN;
     this.lows[this.next] = lowQuanta;
     this.next = (this.next + 1) % HISTORY;
     if (this.count < HISTORY) this.count++;
+  }
+
+  /** The level a dip is measured from: the highest of the running average and its last values. */
+  private reference(): number {
+    let r = this.average;
+    for (let i = 0; i < AVERAGE_LAG; i++) if (this.pastAverages[i]! > r) r = this.pastAverages[i]!;
+    return Number.isNaN(r) ? 0 : r;
+  }
+
+  /** Counts a dip into the current second of the recurring-dip memory. */
+  private noteDip(dip: number): void {
+    if (dip > this.secondDip) this.secondDip = Math.min(dip, MAX_DEPTH);
   }
 
   /** A data packet arrived (its sequence), with the quanta our output has rendered so far: the drift measurement. */
@@ -125,9 +183,16 @@ export class DepthController {
     return this.lastShown ?? { ppm: null, seconds: this.shownClocks.seconds() };
   }
 
-  /** Forget the history (a resync starts a new timeline). The drift estimate is kept: same clocks. */
+  /**
+   * Forget the history (a resync starts a new timeline; what led to it is an outage, not the
+   * devices' rhythm, so the recurring-dip memory goes too). The drift estimate is kept: same clocks.
+   */
   reset(): void {
     this.count = 0;
+    this.secondsFilled = 0;
+    this.secondNext = 0;
+    this.secondWindows = 0;
+    this.secondDip = 0;
     this.next = 0;
     this.average = NaN;
     this.clocks.reset();
@@ -158,14 +223,51 @@ export class DepthController {
     return Math.max(0, this.quantile(this.dips, this.count, 1 - LOW_QUANTILE));
   }
 
+  /**
+   * A dip that recurs: the second-largest per-second dip of the last ~90 s, leaving out the
+   * seconds beside the largest (one dip can straddle two seconds). 0 until three seconds are in.
+   */
+  recurring(): number {
+    const n = this.secondsFilled;
+    if (n < 3) return 0;
+    let top = 0;
+    let at = 0;
+    for (let i = 0; i < n; i++) {
+      if (this.secondMax[i]! > top) {
+        top = this.secondMax[i]!;
+        at = i;
+      }
+    }
+    let second = 0;
+    for (let i = 0; i < n; i++) {
+      const apart = Math.min((i - at + SECONDS_KEPT) % SECONDS_KEPT, (at - i + SECONDS_KEPT) % SECONDS_KEPT);
+      if (apart > 1 && this.secondMax[i]! > second) second = this.secondMax[i]!;
+    }
+    return Math.max(0, second);
+  }
+
+  /**
+   * The excess over the target the worklet should leave to the rate instead of trimming
+   * (PEER_I32.TRIM_ABOVE): a recurring step up is followed by its step down, so a trim would only
+   * cause an underrun later. 0 (the worklet's TRIM_EXCESS) where no step recurs.
+   */
+  trimAbove(): number {
+    const r = this.recurring();
+    return r >= 1 ? Math.min(MAX_DEPTH, Math.ceil(r) + 1) : 0;
+  }
+
   /** About every 100 ms, with the peer's total late + underrun count. */
   update(nowMs: number, glitches: number): void {
-    if (this.lastGlitches < 0) this.lastGlitchMs = nowMs; // no shrinking in the first 10 s either
+    if (this.lastGlitches < 0) this.lastGlitchMs = nowMs; // no shrinking in the first 30 s either
     const newGlitches = this.lastGlitches >= 0 && glitches > this.lastGlitches;
+    // The dip behind a glitch: the low point stops at zero when the buffer runs dry (play waits),
+    // so what the trace shows is cut off there; each quantum waited or frame late is one more.
+    const glitchDip = newGlitches ? this.reference() + (glitches - this.lastGlitches) : 0;
+    if (newGlitches) this.noteDip(glitchDip);
     this.lastGlitches = glitches;
     if (newGlitches) this.settling = false; // a glitch this early: grow as usual, no jump down
     if (this.adaptive && this.count >= RECENT) {
-      const need = Math.min(MAX_DEPTH, Math.max(MIN_DEPTH, Math.ceil(this.spread() + HEADROOM)));
+      const need = Math.min(MAX_DEPTH, Math.max(MIN_DEPTH, Math.ceil(Math.max(this.spread(), this.recurring()) + HEADROOM)));
       if (this.settling && this.count >= SETTLE_WINDOWS) {
         // Down by at most TRIM_EXCESS: the rate drains that without the worklet trimming (a glitch);
         // the usual shrinking takes it the rest of the way.
@@ -174,7 +276,9 @@ export class DepthController {
         this.lastShrinkMs = nowMs;
       } else if (newGlitches) {
         if (nowMs - this.lastGrowMs >= GROW_STEP_MS) {
-          this.target = Math.min(MAX_DEPTH, Math.max(this.target, need) + 1);
+          // At least one more; as much as that dip needed, but at most GLITCH_GROWTH at once.
+          const sized = Math.ceil(glitchDip + HEADROOM);
+          this.target = Math.min(MAX_DEPTH, this.target + GLITCH_GROWTH, Math.max(this.target + 1, need + 1, sized));
           this.lastGrowMs = nowMs;
         }
         this.lastGlitchMs = nowMs;

@@ -437,6 +437,7 @@ class NetWorker {
       p.controller.update(now, w.counters.late + w.playCounter(PEER_I32.UNDERRUNS));
       if (p.controller.target !== w.depthTarget) w.setDepth(p.controller.target);
       w.setRate(p.controller.rate);
+      w.setTrimAbove(p.controller.trimAbove());
     }
   }
 

@@ -231,8 +231,8 @@ export class Mixer {
   }
 
   /**
-   * After each fill window: if the low point has stayed more than TRIM_EXCESS quanta above the
-   * target for TRIM_SUSTAINED_WINDOWS windows, ask for a trim down to one quantum over the target
+   * After each fill window: if the low point has stayed more than TRIM_ABOVE (at least
+   * TRIM_EXCESS) quanta above the target for TRIM_SUSTAINED_WINDOWS windows, ask for a trim down to one quantum over the target
    * (the rate controller does the rest). Nothing network jitter does keeps the low point that high
    * for that long, since the low point is where the jitter has already been subtracted; what does
    * is this audio thread stalling while frames kept arriving, or the user lowering a manual depth.
@@ -240,7 +240,8 @@ export class Mixer {
   private watchExcess(p: number): void {
     const target = Atomics.load(this.v.i32, this.v.peerI32(p, PEER_I32.TARGET_DEPTH));
     const excess = Math.floor(this.fillMin[p]! / QUANTUM_FRAMES) - target;
-    if (excess <= TRIM_EXCESS || this.holding[p] !== 0 || this.outage[p] !== 0) {
+    const above = Atomics.load(this.v.i32, this.v.peerI32(p, PEER_I32.TRIM_ABOVE));
+    if (excess <= TRIM_EXCESS || excess <= above || this.holding[p] !== 0 || this.outage[p] !== 0) {
       this.highWindows[p] = 0;
       return;
     }

@@ -145,7 +145,7 @@ export const PEER_I32 = {
   FILL_COUNT: 14,
   /**
    * W play: quanta it skipped to bring the buffer back to its target at once, when the low point
-   * stayed more than TRIM_EXCESS above the target for TRIM_SUSTAINED_WINDOWS windows (a stall
+   * stayed more than TRIM_ABOVE (at least TRIM_EXCESS) above the target for TRIM_SUSTAINED_WINDOWS windows (a stall
    * upstream that delivered its backlog at once, a stall of this audio thread, a lower manual
    * depth). R net (→ stats).
    */
@@ -159,7 +159,15 @@ export const PEER_I32 = {
    * jitter, so it shifts its history instead of reading the step as a dip.
    */
   FILL_TRIMMED: 24,
-  SIZE: 32,
+  /**
+   * W net (Atomics.store): the excess over TARGET_DEPTH (quanta) the low point may keep without a
+   * trim, at least TRIM_EXCESS; more where the devices' own rhythm steps the buffer up and down by
+   * a period (workers/depth-controller.ts, "Recurring steps"): such a step is the counterpart of
+   * one down that is still to come, so trimming it would only cause an underrun later. R play,
+   * after each fill window; 0 (a slot just claimed) reads as TRIM_EXCESS.
+   */
+  TRIM_ABOVE: 32,
+  SIZE: 34,
 } as const;
 
 /** Quanta per fill window (43 ms) and windows in the ring (340 ms: net reads at 10 Hz). */

@@ -988,6 +988,14 @@ describe('rate steering through the playout FIFO', () => {
     assert.equal(w.playCounter(PEER_I32.TRIMMED), 0);
   });
 
+  test('with TRIM_ABOVE raised (the devices step the buffer by a period), that much excess is left to the rate', () => {
+    const { w } = noiseRun(1500, (wr, t) => {
+      if (t === 100) wr.setTrimAbove(8);
+      if (t === 300) wr.setDepth(1); // excess 7: trimmed after 8 windows with TRIM_ABOVE at 0 (above)
+    });
+    assert.equal(w.playCounter(PEER_I32.TRIMMED), 0);
+  });
+
   test('a rate outside 1 ± MAX_RATE_DEVIATION (or NaN) is clamped', () => {
     for (const [rate, want] of [[1.5, 1 + MAX_RATE_DEVIATION], [0, 1 - MAX_RATE_DEVIATION], [Number.NaN, 1 - MAX_RATE_DEVIATION]] as const) {
       const { pos } = noiseRun(1200, (wr, t) => {
