@@ -34,6 +34,7 @@
 
 import { MAX_DEPTH, MAX_RATE_DEVIATION, MIN_DEPTH, TRIM_EXCESS, clampDepth } from '../src/shared/constants.ts';
 import { DriftEstimator, SHOWN_WINDOW } from './drift-estimator.ts';
+import { RecurringDips } from './recurring-dips.ts';
 
 /** Fill windows remembered (43 ms each: ~22 s). */
 const HISTORY = 512;
@@ -62,9 +63,6 @@ const AVERAGE_GAIN = 0.1;
  * second part of the step would already be partly absorbed (on the rig an 8.3-quantum step read 7).
  */
 const AVERAGE_LAG = 3;
-/** Windows per second of the recurring-dip memory, and seconds kept (see the header). */
-const SECOND_WINDOWS = 23;
-const SECONDS_KEPT = 90;
 
 export class DepthController {
   adaptive: boolean;
@@ -91,12 +89,8 @@ export class DepthController {
   private readonly scratch = new Float32Array(HISTORY);
   private count = 0;
   private next = 0;
-  /** The largest dip of each of the last SECONDS_KEPT seconds (ring), and of the second in progress. */
-  private readonly secondMax = new Float32Array(SECONDS_KEPT);
-  private secondsFilled = 0;
-  private secondNext = 0;
-  private secondWindows = 0;
-  private secondDip = 0;
+  /** Dips that come back (the devices' rhythm, see the header). */
+  private readonly recurringDips = new RecurringDips();
   private lastGlitchMs = -Infinity;
   private lastShrinkMs = -Infinity;
   private lastGrowMs = -Infinity;
@@ -141,14 +135,7 @@ export class DepthController {
     this.pastAverages[this.pastAt] = this.average;
     this.pastAt = (this.pastAt + 1) % AVERAGE_LAG;
     this.dips[this.next] = dip;
-    this.noteDip(dip);
-    if (++this.secondWindows >= SECOND_WINDOWS) {
-      this.secondMax[this.secondNext] = this.secondDip;
-      this.secondNext = (this.secondNext + 1) % SECONDS_KEPT;
-      if (this.secondsFilled < SECONDS_KEPT) this.secondsFilled++;
-      this.secondWindows = 0;
-      this.secondDip = 0;
-    }
+    this.recurringDips.onWindow(dip);
     this.average += (lowQuanta - this.average) * AVERAGE_GAIN;
     this.lows[this.next] = lowQuanta;
     this.next = (this.next + 1) % HISTORY;
@@ -160,11 +147,6 @@ export class DepthController {
     let r = this.average;
     for (let i = 0; i < AVERAGE_LAG; i++) if (this.pastAverages[i]! > r) r = this.pastAverages[i]!;
     return Number.isNaN(r) ? 0 : r;
-  }
-
-  /** Counts a dip into the current second of the recurring-dip memory. */
-  private noteDip(dip: number): void {
-    if (dip > this.secondDip) this.secondDip = Math.min(dip, MAX_DEPTH);
   }
 
   /** A data packet arrived (its sequence), with the quanta our output has rendered so far: the drift measurement. */
@@ -189,10 +171,7 @@ export class DepthController {
    */
   reset(): void {
     this.count = 0;
-    this.secondsFilled = 0;
-    this.secondNext = 0;
-    this.secondWindows = 0;
-    this.secondDip = 0;
+    this.recurringDips.clear();
     this.next = 0;
     this.average = NaN;
     this.clocks.reset();
@@ -223,27 +202,9 @@ export class DepthController {
     return Math.max(0, this.quantile(this.dips, this.count, 1 - LOW_QUANTILE));
   }
 
-  /**
-   * A dip that recurs: the second-largest per-second dip of the last ~90 s, leaving out the
-   * seconds beside the largest (one dip can straddle two seconds). 0 until three seconds are in.
-   */
+  /** A dip that recurs (quanta; see RecurringDips). */
   recurring(): number {
-    const n = this.secondsFilled;
-    if (n < 3) return 0;
-    let top = 0;
-    let at = 0;
-    for (let i = 0; i < n; i++) {
-      if (this.secondMax[i]! > top) {
-        top = this.secondMax[i]!;
-        at = i;
-      }
-    }
-    let second = 0;
-    for (let i = 0; i < n; i++) {
-      const apart = Math.min((i - at + SECONDS_KEPT) % SECONDS_KEPT, (at - i + SECONDS_KEPT) % SECONDS_KEPT);
-      if (apart > 1 && this.secondMax[i]! > second) second = this.secondMax[i]!;
-    }
-    return Math.max(0, second);
+    return this.recurringDips.value();
   }
 
   /**
@@ -263,7 +224,7 @@ export class DepthController {
     // The dip behind a glitch: the low point stops at zero when the buffer runs dry (play waits),
     // so what the trace shows is cut off there; each quantum waited or frame late is one more.
     const glitchDip = newGlitches ? this.reference() + (glitches - this.lastGlitches) : 0;
-    if (newGlitches) this.noteDip(glitchDip);
+    if (newGlitches) this.recurringDips.note(glitchDip);
     this.lastGlitches = glitches;
     if (newGlitches) this.settling = false; // a glitch this early: grow as usual, no jump down
     if (this.adaptive && this.count >= RECENT) {

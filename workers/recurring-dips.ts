@@ -1,0 +1,65 @@
+// The depth controller's memory of dips that come back (workers/depth-controller.ts, "Recurring
+// steps"): the largest dip of each of the last ~90 s, and the second-largest of those, leaving out
+// the seconds beside the largest (one dip can straddle two seconds). A dip seen in two separate
+// seconds is the devices' rhythm; one seen once is an outage, which the glitch growth handles
+// and the usual shrinking forgets. Preallocated; the network worker feeds it per fill window.
+
+import { MAX_DEPTH } from '../src/shared/constants.ts';
+
+/** Fill windows per second (43 ms each), and seconds kept. */
+const SECOND_WINDOWS = 23;
+const SECONDS_KEPT = 90;
+
+export class RecurringDips {
+  /** The largest dip of each of the last SECONDS_KEPT seconds (ring). */
+  private readonly secondMax = new Float32Array(SECONDS_KEPT);
+  private filled = 0;
+  private next = 0;
+  /** The second in progress: windows so far and its largest dip. */
+  private windows = 0;
+  private current = 0;
+
+  /** A dip (quanta) seen in the second in progress, besides its windows' own (a glitch's). */
+  note(dip: number): void {
+    if (dip > this.current) this.current = Math.min(dip, MAX_DEPTH);
+  }
+
+  /** One fill window's dip (quanta); every SECOND_WINDOWS windows a second closes. */
+  onWindow(dip: number): void {
+    this.note(dip);
+    if (++this.windows < SECOND_WINDOWS) return;
+    this.secondMax[this.next] = this.current;
+    this.next = (this.next + 1) % SECONDS_KEPT;
+    if (this.filled < SECONDS_KEPT) this.filled++;
+    this.windows = 0;
+    this.current = 0;
+  }
+
+  /** The dip that recurs (quanta), 0 until three seconds are in. */
+  value(): number {
+    const n = this.filled;
+    if (n < 3) return 0;
+    let top = 0;
+    let at = 0;
+    for (let i = 0; i < n; i++) {
+      if (this.secondMax[i]! > top) {
+        top = this.secondMax[i]!;
+        at = i;
+      }
+    }
+    let second = 0;
+    for (let i = 0; i < n; i++) {
+      const apart = Math.min((i - at + SECONDS_KEPT) % SECONDS_KEPT, (at - i + SECONDS_KEPT) % SECONDS_KEPT);
+      if (apart > 1 && this.secondMax[i]! > second) second = this.secondMax[i]!;
+    }
+    return second;
+  }
+
+  /** Forget everything (a resync: what led to it was an outage, not the devices' rhythm). */
+  clear(): void {
+    this.filled = 0;
+    this.next = 0;
+    this.windows = 0;
+    this.current = 0;
+  }
+}
