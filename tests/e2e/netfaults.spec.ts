@@ -205,7 +205,13 @@ async function turnScenario(imp: TurnImpairment): Promise<void> {
     const r0 = relay.snapshot();
     const s0 = [await onlyPeer(a.page), await onlyPeer(b.page)];
     const p0 = [(await selectedPairs(a.page))[0], (await selectedPairs(b.page))[0]];
-    await a.page.waitForTimeout(WINDOW_MS);
+    // On the lossy path the window is 30 s: below, each receiver's misses are matched against its
+    // sender's congestion drops, both read from 1 Hz stats posted by two browser processes, so each
+    // end of the window can be up to a second apart between the two; the senders drop in bursts
+    // (SCTP's window collapsing), and one burst inside that second moved a 10 s window's missed %
+    // by 1.1 (41 frames) in a clean-clone run. Over 30 s the same second weighs a third as much.
+    const windowMs = imp.dropPercent > 0 ? 3 * WINDOW_MS : WINDOW_MS;
+    await a.page.waitForTimeout(windowMs);
     const s1 = [await onlyPeer(a.page), await onlyPeer(b.page)];
     const p1 = [(await selectedPairs(a.page))[0], (await selectedPairs(b.page))[0]];
     const r1 = relay.snapshot();
@@ -234,13 +240,13 @@ async function turnScenario(imp: TurnImpairment): Promise<void> {
       // Unimpaired, everything arrives; impaired, the sender's congestion drops are the price of
       // SCTP on this path (docs/TESTING.md): measured 8–10 % with a mono mixdown.
       const arriving = imp.dropPercent > 0 ? 0.8 : 0.95;
-      expect(d.received + d.late, `${who}: frames still arriving`).toBeGreaterThan(FRAMES_PER_SECOND * (WINDOW_MS / 1000) * arriving);
+      expect(d.received + d.late, `${who}: frames still arriving`).toBeGreaterThan(FRAMES_PER_SECOND * (windowMs / 1000) * arriving);
       expect(d.resyncs, `${who}: no buffer resets`).toBe(0);
       if (d.missed > 0) expect(d.concealed, `${who}: missed frames are concealed`).toBeGreaterThan(0);
       if (imp.dropPercent > 0) expect(sender.sendRedundancy, `${who}'s sender stepped the congested link down`).toBe(0);
       // Clean: no congestion. (A stall of a busy test machine's own network thread can drop one
       // burst at the sender; a congested link drops every second, far more than 0.5 %.)
-      else expect(senderDropped, `${who}'s sender dropped (next to) nothing on the clean path`).toBeLessThanOrEqual(FRAMES_PER_SECOND * (WINDOW_MS / 1000) * 0.005);
+      else expect(senderDropped, `${who}'s sender dropped (next to) nothing on the clean path`).toBeLessThanOrEqual(FRAMES_PER_SECOND * (windowMs / 1000) * 0.005);
       expect(Math.abs(missedPercent - appliedPercent), `${who}'s missed % ${missedPercent.toFixed(2)} vs applied ${appliedPercent.toFixed(2)} %`).toBeLessThanOrEqual(tol);
       // (Unlike the namespace link, where SCTP's one retransmission of a dropped chunk is in time,
       // here it is not: measured late 0, the dropped frames all count lost.)
