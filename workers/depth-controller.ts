@@ -11,15 +11,17 @@
 //   trace: how far the low point dips below its running average (the highest of its last three
 //   values, so a step that straddles two windows counts whole; the 99th percentile of those dips
 //   over the last ~22 s, so a slow trend is not mistaken for jitter), plus one quantum of headroom.
-// - Recurring steps: a dip that comes back is covered for ~90 s, not 22. A sound server that
-//   drives the browser's audio from a timer lets each render clock run ahead of the wall clock
-//   and then skip one device period (PulseAudio on the bench rig: +1000 ppm, then 21.3 ms skipped,
-//   every ~22 s, in the sender and in the receiver alike). The receiver's buffer then steps down
-//   by one period when the sender skips and back up when the receiver does; between the two the
-//   rate refills it. Those steps are as regular as the devices, so the depth must hold one even
-//   right after the 22 s history has forgotten the last: the need also covers the second-largest
-//   of the per-second largest dips of the last ~90 s (second: two separate seconds must have
-//   seen it, so one outage does not hold the depth up for 90 s).
+// - Recurring steps: a dip that comes back is covered for ~90 s, not 22. Devices deliver audio in
+//   periods, and a sound server driven by a timer lets a stream run ahead of the wall clock and
+//   then skip a period. On the bench rig (PulseAudio) the sender's 1024-frame capture buffers
+//   reach its worker about 1000 ppm ahead of the wall clock for ~22 s, then one comes 21.3 ms
+//   late: the receiver's low point steps down by 8-9 quanta, again every ~22 s, and the rate
+//   refills it in ~4 s; the level also steps up by about as much at other moments, which the
+//   trim rule used to cut, so the next step down ran dry. The steps are as regular as the
+//   devices, so the depth must hold one even after the 22 s history has forgotten the last: the
+//   need also covers the second-largest of the per-second largest dips of the last ~90 s (two
+//   separate seconds must have seen it, so one outage does not hold the depth up for 90 s), and
+//   trimAbove() tells the worklet to leave a step up that size to the rate.
 // - Like SonoBus's auto mode, grow at once on a glitch (a late frame or an underrun) and shrink
 //   only after 30 s without one (longer than the ~22 s between such steps), one quantum per 2 s.
 // - Start-up: after the first ~2 s of a stream without a glitch the target jumps to what that
