@@ -36,6 +36,12 @@ export interface M2eConfig {
   confirmSeconds: number;
   /** After the streams flow and after a depth change, before measuring, s. */
   settleSeconds: number;
+  /**
+   * 'C settled' each round (0: not measured): the automatic depth after this long in the room, s;
+   * the app's glitches are counted over the last `settledWindowSeconds` of it and the recording.
+   */
+  settledSeconds: number;
+  settledWindowSeconds: number;
 }
 
 const USAGE = 'usage: npm run bench [-- --short | --long] [--seconds N] [--m2e]';
@@ -77,6 +83,8 @@ export function parseArgs(argv: string[]): BenchConfig {
       probeSeconds: 10,
       confirmSeconds: 60,
       settleSeconds: short ? 2 : 3,
+      settledSeconds: short ? 0 : 90,
+      settledWindowSeconds: 60,
     },
   };
 }

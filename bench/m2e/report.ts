@@ -13,11 +13,13 @@ export interface M2eRound {
   b2Ms: number | null;
   wMs: number | null;
   cMs: number | null;
+  cSettledMs: number | null;
   cCleanMs: number | null;
   b1MinusAMs: number | null;
   b2MinusAMs: number | null;
   wMinusAMs: number | null;
   cMinusAMs: number | null;
+  cSettledMinusAMs: number | null;
   cCleanMinusAMs: number | null;
 }
 
@@ -58,7 +60,7 @@ export function summarise(r: M2eResult): void {
   const inRound = (setup: string, round: number) => r.measurements.find((m) => m.setup === setup && m.round === round);
   const roundNumbers = [...new Set(r.measurements.flatMap((m) => (m.round === null ? [] : [m.round])))].sort((a, b) => a - b);
   r.rounds = roundNumbers.map((round) => {
-    const [a, b1, b2, w, c, cc] = (['A', 'B1', 'B2', 'W', 'C default', 'C clean depth'] as const).map((s) => r1(inRound(s, round)?.medianMs));
+    const [a, b1, b2, w, c, cs, cc] = (['A', 'B1', 'B2', 'W', 'C default', 'C settled', 'C clean depth'] as const).map((s) => r1(inRound(s, round)?.medianMs));
     return {
       round,
       aMs: a!,
@@ -66,11 +68,13 @@ export function summarise(r: M2eResult): void {
       b2Ms: b2!,
       wMs: w!,
       cMs: c!,
+      cSettledMs: cs!,
       cCleanMs: cc!,
       b1MinusAMs: sub(b1, a),
       b2MinusAMs: sub(b2, a),
       wMinusAMs: sub(w, a),
       cMinusAMs: sub(c, a),
+      cSettledMinusAMs: sub(cs, a),
       cCleanMinusAMs: sub(cc, a),
     };
   });
@@ -149,23 +153,25 @@ export function printM2e(r: M2eResult): void {
       ...(b ? { B1: x.b1Ms, B2: x.b2Ms } : {}),
       W: x.wMs,
       'C default': x.cMs,
+      ...(r.config.settledSeconds > 0 ? { 'C settled': x.cSettledMs } : {}),
       'C clean depth': x.cCleanMs,
       ...(b ? { 'B1 − A': x.b1MinusAMs, 'B2 − A': x.b2MinusAMs } : {}),
       'W − A': x.wMinusAMs,
       'C − A': x.cMinusAMs,
+      ...(r.config.settledSeconds > 0 ? { 'C settled − A': x.cSettledMinusAMs } : {}),
       'C clean − A': x.cCleanMinusAMs,
     })));
   }
   const cs = r.measurements.filter((m) => m.app);
   if (cs.length) {
-    console.log('\nM2E what the receiving Tutti app showed during each C measurement (counters over the recording):');
+    console.log(`\nM2E what the receiving Tutti app showed during each C measurement (counters over the recording; for C settled over the last ${r.config.settledWindowSeconds} s and the recording, after ${r.config.settledSeconds - r.config.settledWindowSeconds} s in the room; depth: at the end, and its range over that window):`);
     console.table(cs.map((m) => ({
       'set-up': m.setup,
       round: m.round ?? 'sweep',
       'gap ms': m.medianMs,
       'within-run ms': range(m.minMs, m.maxMs),
       'slope ms/s': m.slopeMsPerS,
-      depth: `${m.app!.depth}${m.app!.adaptive ? ' auto' : ''} (${r1((m.app!.depth ?? 0) * QUANTUM_MS)} ms)`,
+      depth: `${m.app!.depth}${m.app!.adaptive ? ' auto' : ''} (${r1((m.app!.depth ?? 0) * QUANTUM_MS)} ms)${m.app!.depthMin !== m.app!.depthMax ? `, ${m.app!.depthMin}–${m.app!.depthMax}` : ''}`,
       'fill avg/min': `${m.app!.fillAvg}/${m.app!.fillMin}`,
       'added p50/p99 ms': `${m.app!.addedP50Ms}/${m.app!.addedP99Ms}`,
       'one-way ms': m.app!.oneWayMs,

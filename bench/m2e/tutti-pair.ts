@@ -54,6 +54,9 @@ export interface AppFigures {
   /** Whether the depth was chosen automatically, and the target depth in quanta at the end. */
   adaptive: boolean | null;
   depth: number | null;
+  /** The lowest and highest target depth in the stats during the window. */
+  depthMin: number | null;
+  depthMax: number | null;
   fillAvg: number | null;
   fillMin: number | null;
   /** The added-latency stat (capture timestamp to playout, without device I/O), median of the window's p50s / p99s, ms. */
@@ -97,6 +100,7 @@ export async function appFiguresDuring<T>(pair: TuttiPair, during: () => Promise
   const first = window[0]?.peers[0];
   const last = window[window.length - 1]?.peers[0];
   const diff = (k: 'underruns' | 'trimmed' | 'late' | 'lost' | 'concealed') => (first && last ? (last[k] ?? 0) - (first[k] ?? 0) : 0);
+  const depths = window.flatMap((m) => (m.peers[0] ? [m.peers[0].depth] : []));
   const lat = window.slice(1).flatMap((m) => (m.peers[0]?.latencyMs ? [m.peers[0].latencyMs] : []));
   const oneWayMatch = /([\d.]+)\s*ms/.exec(oneWayText);
   return {
@@ -104,6 +108,8 @@ export async function appFiguresDuring<T>(pair: TuttiPair, during: () => Promise
     app: {
       adaptive: window[window.length - 1]?.adaptive ?? null,
       depth: last?.depth ?? null,
+      depthMin: depths.length ? Math.min(...depths) : null,
+      depthMax: depths.length ? Math.max(...depths) : null,
       fillAvg: last ? round1(last.fill.avg) : null,
       fillMin: last ? round1(last.fill.min) : null,
       addedP50Ms: round1(median(lat.map((l) => l.p50))),

@@ -30,7 +30,7 @@ const CONFIRM_TRIES = 4;
 /** B's FIFO fill, quanta: what issue 9 measured the two-clock floor with. */
 const B_PREFILL = 3;
 
-export type SetupName = 'rig loop' | 'A' | 'B1' | 'B2' | 'W' | 'C default' | 'C clean depth' | `C depth ${number}`;
+export type SetupName = 'rig loop' | 'A' | 'B1' | 'B2' | 'W' | 'C default' | 'C settled' | 'C clean depth' | `C depth ${number}`;
 
 export interface M2eMeasurement extends ClickMeasurement {
   setup: SetupName;
@@ -137,6 +137,7 @@ export async function runM2e(cfg: M2eConfig, log: (s: string) => void, out: M2eR
       ...(cfg.floorIsolators ? ['B1' as const, 'B2' as const] : []),
       'W',
       'C default',
+      ...(cfg.settledSeconds > 0 ? ['C settled' as const] : []),
       ...(out.smallestCleanDepth === null ? [] : ['C clean depth' as const]),
     ];
     for (let round = 1; round <= cfg.rounds; round++) {
@@ -205,6 +206,23 @@ async function measureSetup(run: Run, setup: SetupName, round: number, cleanDept
           return { m, info, fifo: await b.page.evaluate(() => window.__m2eFifoCounters()) };
         } finally {
           await b.close();
+        }
+      });
+    case 'C settled':
+      // What a musician hears after a minute and a half in the room: the automatic depth once the
+      // devices' rhythm has shown itself (workers/depth-controller.ts, "Recurring steps"), with
+      // the app's glitches counted over the last minute before and during the recording.
+      return timed(setup, round, 'auto', async () => {
+        const pair = await joinPair(run.rig, run.serverUrl, `m2e-${process.pid}-${++run.rooms}`);
+        try {
+          await sleep((cfg.settledSeconds - cfg.settledWindowSeconds) * 1000);
+          const { result, app } = await appFiguresDuring(pair, async () => {
+            await sleep(cfg.settledWindowSeconds * 1000);
+            return record(run);
+          });
+          return { m: measureClicks(result, cfg.clicks, CLICKS.periodS), app };
+        } finally {
+          await pair.close();
         }
       });
     default: {
