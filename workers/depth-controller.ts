@@ -28,7 +28,8 @@
 //   history needs (up at once; down by at most TRIM_EXCESS, which the rate drains without a trim),
 //   so every join settles near the same depth within seconds instead of walking down from the
 //   default one quantum per 2 s.
-// - Rate: the measured clock ratio (workers/drift-estimator.ts) fed forward, plus a proportional
+// - Rate: the measured clock ratio (workers/drift-estimator.ts; over ~22 s, then over ~4 min once
+//   that has 60 s) fed forward, plus a proportional
 //   term that holds the median low point of the last half second at the target and moves the
 //   buffer to a new depth by playing up to 0.5 % faster or slower, never by skipping or holding.
 //   (An integral term would settle at the ratio too, but it also winds up on every depth change,
@@ -252,7 +253,10 @@ export class DepthController {
         this.lastShrinkMs = nowMs;
       }
     }
-    const measured = this.clocks.estimate();
+    // The ~4 min estimate once it has 60 s: the quick one wanders by hundreds of ppm on a real
+    // device (drift-estimator.ts), and every 100 ppm of error it feeds forward leaves the held
+    // level 0.1 quantum off the target (KP); on the rig the level sat 1-2 quanta off.
+    const measured = this.shownClocks.estimate() ?? this.clocks.estimate();
     if (measured !== null) this.drift = measured;
     if (this.count < RECENT / 2) {
       this.rate = 1 + this.drift;

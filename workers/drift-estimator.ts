@@ -19,7 +19,8 @@ const BLOCK = 375;
  * device it wanders: arrivals and rendered quanta both come in bursts whose timing drifts by ±10 ms
  * over seconds (the sound server resizes the browser's buffers), which a 22 s slope reads as a few
  * hundred ppm (measured ±700 between two processes on one machine, whose true drift is 0). The
- * rate's proportional term absorbs that.
+ * rate's proportional term absorbs that, at an offset of 0.1 quantum per 100 ppm, so the rate
+ * switches to the long window below once that has its 60 s.
  */
 export const CONTROL_WINDOW = { blocks: 22, minBlocks: 5 } as const;
 /**
