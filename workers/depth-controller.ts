@@ -213,9 +213,13 @@ export class DepthController {
   /**
    * The excess over the target the worklet should leave to the rate instead of trimming
    * (PEER_I32.TRIM_ABOVE): a recurring step up is followed by its step down, so a trim would only
-   * cause an underrun later. 0 (the worklet's TRIM_EXCESS) where no step recurs.
+   * cause an underrun later. 0 (the worklet's TRIM_EXCESS) where no step recurs, and always at a
+   * manual depth: the musician chose that latency, and a machine stall (its underrun, then its
+   * burst) must not leave them minutes above it (a CI stall held a manual 8 at 14, draining by
+   * rate alone for 10 s).
    */
   trimAbove(): number {
+    if (!this.adaptive) return 0;
     const r = this.recurring();
     return r >= 1 ? Math.min(MAX_DEPTH, Math.ceil(r) + 1) : 0;
   }

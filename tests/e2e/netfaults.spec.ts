@@ -23,7 +23,7 @@ import { FRAMES_PER_SECOND, delta as counterDelta, onlyPeer, stats } from '../su
 import { TEST_TMP } from '../support/suite.ts';
 import { requireTools } from '../support/require-tools.ts';
 import { startTurn, turnUnavailable, type TurnServer } from '../support/turn.ts';
-import { UdpImpairRelay } from '../support/udp-impair.ts';
+import { UdpImpairRelayProcess } from '../support/udp-impair-process.ts';
 import { writeToneWav } from '../support/wav.ts';
 
 const LOSS_PERCENT = Number(process.env['TUTTI_NET_LOSS'] ?? 5);
@@ -165,12 +165,12 @@ async function turnScenario(imp: TurnImpairment): Promise<void> {
   requireTools(test, 'coturn (TURN relay)', turnUnavailable());
   const wav = tones();
   let turn: TurnServer | null = null;
-  let relay: UdpImpairRelay | null = null;
+  let relay: UdpImpairRelayProcess | null = null;
   let server: RunningServer | null = null;
   const peers: PeerBrowser[] = [];
   try {
     turn = await startTurn();
-    relay = await new UdpImpairRelay(turn.port, { delayMs: imp.delayMs, jitterMs: imp.jitterMs, dropPercent: 0, reorderPercent: imp.reorderPercent, seed: 0x7077 }).start();
+    relay = await new UdpImpairRelayProcess(turn.port, { delayMs: imp.delayMs, jitterMs: imp.jitterMs, dropPercent: 0, reorderPercent: imp.reorderPercent, seed: 0x7077 }).start();
     server = await startServer();
     const iceServers: RTCIceServer[] = [{ urls: `turn:127.0.0.1:${relay.port}?transport=udp`, username: turn.user, credential: turn.password }];
     // The app's own settings: TURN servers and relay-only ICE, set before any page script runs.
@@ -184,8 +184,8 @@ async function turnScenario(imp: TurnImpairment): Promise<void> {
     }
     await joinRoom(a.page, server.url, 'turn', 'Alice', { query: '' });
     await joinRoom(b.page, server.url, 'turn', 'Bob', { query: '' });
-    await waitForStream(a.page, 'Alice').catch((e: unknown) => {
-      throw new Error(`${String(e)}\nrelay ${JSON.stringify(relay?.snapshot())}\nturnserver log:\n${turn?.log().slice(-3000)}`);
+    await waitForStream(a.page, 'Alice').catch(async (e: unknown) => {
+      throw new Error(`${String(e)}\nrelay ${JSON.stringify(await relay?.snapshot())}\nturnserver log:\n${turn?.log().slice(-3000)}`);
     });
     await waitForStream(b.page, 'Bob');
     for (const [who, p] of [['Alice', a.page], ['Bob', b.page]] as const) {
@@ -202,9 +202,11 @@ async function turnScenario(imp: TurnImpairment): Promise<void> {
     relay.setImpairment({ dropPercent: imp.dropPercent });
     // On the impaired path each sender's governor needs a few seconds to step its link down.
     await a.page.waitForTimeout(imp.dropPercent > 0 ? 8000 : 1000);
-    const r0 = relay.snapshot();
+    const r0 = await relay.snapshot();
     const s0 = [await onlyPeer(a.page), await onlyPeer(b.page)];
-    const p0 = [(await selectedPairs(a.page))[0], (await selectedPairs(b.page))[0]];
+    // The audio link's pair: the one carrying the most packets (above).
+    const audioPair = async (page: typeof a.page) => [...(await selectedPairs(page))].sort((x, y) => (y.packetsSent ?? 0) - (x.packetsSent ?? 0))[0];
+    const p0 = [await audioPair(a.page), await audioPair(b.page)];
     // On the lossy path the window is 30 s: below, each receiver's misses are matched against its
     // sender's congestion drops, both read from 1 Hz stats posted by two browser processes, so each
     // end of the window can be up to a second apart between the two; the senders drop in bursts
@@ -213,8 +215,8 @@ async function turnScenario(imp: TurnImpairment): Promise<void> {
     const windowMs = imp.dropPercent > 0 ? 3 * WINDOW_MS : WINDOW_MS;
     await a.page.waitForTimeout(windowMs);
     const s1 = [await onlyPeer(a.page), await onlyPeer(b.page)];
-    const p1 = [(await selectedPairs(a.page))[0], (await selectedPairs(b.page))[0]];
-    const r1 = relay.snapshot();
+    const p1 = [await audioPair(a.page), await audioPair(b.page)];
+    const r1 = await relay.snapshot();
     for (let i = 0; i < 2; i++) {
       const d = (k: 'packetsSent' | 'packetsReceived' | 'messagesSent' | 'messagesReceived') => (p1[i]?.[k] ?? 0) - (p0[i]?.[k] ?? 0);
       console.log(`${i ? 'Bob' : 'Alice'}'s transport over the window: packets sent ${d('packetsSent')}, received ${d('packetsReceived')}; data-channel messages sent ${d('messagesSent')}, received ${d('messagesReceived')}`);

@@ -303,6 +303,16 @@ describe('DepthController and a device rhythm', () => {
     assert.ok(c.trimAbove() >= 9, `trim threshold ${c.trimAbove()} covers the 8.5-quantum step up`);
   });
 
+  test('at a manual depth the worklet trims as usual: the musician chose that latency', () => {
+    const c = new DepthController(8, true);
+    run(c, 120, 22);
+    assert.ok(c.trimAbove() >= 9, `automatic: trim threshold ${c.trimAbove()}`);
+    c.setDepth(8, false);
+    assert.equal(c.trimAbove(), 0, 'manual: no trim threshold');
+    c.setDepth(8, true);
+    assert.ok(c.trimAbove() >= 9, 'automatic again: the recurring step is still known');
+  });
+
   test('one step that does not recur is forgotten: the depth comes back down', () => {
     const c = new DepthController(8, true);
     run(c, 200, 1000); // one step at 5 s, never again
