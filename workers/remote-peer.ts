@@ -1,0 +1,55 @@
+// Network worker: what it keeps for one remote peer, shared by the sender (what goes to the peer:
+// its channel's backlog and what the link can afford), the receiver (what comes from it: the
+// de-jitter writer, counters, pings and loopback) and the stats. Plain data; no behaviour.
+
+import { MAX_REDUNDANCY } from '../src/shared/constants.ts';
+import { REJECT_NAMES } from '../src/shared/wire.ts';
+import { IfdvWindow } from './arrival-stats.ts';
+import type { DepthController } from './depth-controller.ts';
+import type { JitterWriter } from './jitter-writer.ts';
+import { LatencyWindow } from './latency-window.ts';
+import { SendGovernor } from './send-governor.ts';
+import { SendQueue } from './send-queue.ts';
+
+export class RemotePeer {
+  rejected = 0;
+  /** Rejections per Reject code (index), reported by name in stats. */
+  readonly rejectedBy = new Uint32Array(Object.keys(REJECT_NAMES).length);
+  readonly latency = new LatencyWindow();
+  readonly ifdv = new IfdvWindow();
+  lastReceived = 0;
+  bytesIn = 0;
+  lastResyncs = 0;
+  /** The peer asked us to echo its audio back (peer loopback at their end). */
+  echo = false;
+  /** We asked the peer to echo ours, and inject a marker every second. */
+  loopback = false;
+  markerSeq = -1;
+  markerUs = 0;
+  loopbackRttMs: number | null = null;
+  rttMs: number | null = null;
+  pingId = 0;
+  /** When each packet to this peer was handed over: the age of its channel's backlog. */
+  readonly queue = new SendQueue();
+  /** Frames not sent to this peer because its channel was congested (its backlog older than MAX_QUEUE_MS). */
+  sendDropped = 0;
+  /** sendDropped at the last governor tick. */
+  sendDroppedSeen = 0;
+  /** Redundant copies this link can afford (lowered while it is congested). */
+  readonly governor = new SendGovernor(performance.now());
+  /** Redundant copies sent to this peer now (the governor's level and the room setting). */
+  copies = MAX_REDUNDANCY;
+  /** This peer gets a mono mixdown without copies (its link is congested even so). */
+  mono = false;
+  constructor(
+    readonly id: string,
+    readonly channel: RTCDataChannel,
+    readonly writer: JitterWriter,
+    readonly controller: DepthController,
+  ) {}
+}
+
+/** Wall-clock microseconds (the packets' capture-time stamps and pings use it). */
+export function nowUs(): number {
+  return Math.round((performance.timeOrigin + performance.now()) * 1000);
+}
