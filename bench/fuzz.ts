@@ -1,6 +1,6 @@
 // Fuzz bench: 10^6 seeded hostile and valid packets through the receive path (tests/support/fuzz.ts),
-// once straight through decoder + jitter writer + mixer, once through the real network worker's
-// packet handler loaded in Node. `runFuzzBench` is called by bench/run.ts; `tsx bench/fuzz.ts
+// once straight through decoder + jitter writer + mixer, once through the network worker's own
+// receiver (workers/receiver.ts) in Node. `runFuzzBench` is called by bench/run.ts; `tsx bench/fuzz.ts
 // [--cases N] [--seed S]` runs it alone and prints a table.
 
 import { fileURLToPath } from 'node:url';

@@ -82,7 +82,7 @@ await scenario('quality', async () => {
 
 await scenario('fuzz', async () => {
   const cases = cfg.mode === 'short' ? 100_000 : 1_000_000;
-  log(`fuzz: ${cases} cases per mode (decoder + jitter writer; the real network worker in Node)`);
+  log(`fuzz: ${cases} cases per mode (decoder + jitter writer; the network worker's receiver in Node)`);
   const { table, ...r } = await runFuzzBench({ cases });
   results.fuzz = r;
   console.table(table);

@@ -53,6 +53,8 @@ export class Mixer {
   private readonly skip = new Int32Array(MAX_PEERS);
   /** Fade-in weights of a splice (raised cosine over one quantum). */
   private readonly xfade = new Float32Array(QUANTUM_FRAMES);
+  /** The frame a splice fades in, copied out of its slot first (see copySlot). */
+  private readonly spliceFrame = new Float32Array(QUANTUM_FRAMES * 2);
   private readonly fifo: Float32Array[] = [];
   private readonly plc: Concealer[] = [];
   private readonly sinc = new SincTable();
@@ -195,16 +197,11 @@ export class Mixer {
       this.outage[p] = 0;
     }
     const slot = slotOf(cur);
-    if (Atomics.load(i32, v.tag(p, slot)) === (cur | 0)) {
+    if (Atomics.load(i32, v.tag(p, slot)) === (cur | 0) && this.copySlot(p, slot, cur, fifo, 2 * at)) {
       // (Resuming after an underrun takes no trim here: what is queued right after a burst arrives
       // is the top of the arrival sawtooth, while the target is a low point. A stall's backlog is
       // trimmed by watchExcess once the low point shows it.)
       this.holding[p] = 0;
-      // The tag load above makes the worker's sample writes visible (it stored the tag after them).
-      const src = v.samples(p, slot);
-      const f32 = v.f32;
-      const o = 2 * at;
-      for (let i = 0; i < QUANTUM_FRAMES * 2; i++) fifo[o + i] = f32[src + i]!;
       Atomics.store(i32, v.taken(p, slot), cur | 0);
       if (this.skip[p]! > 0) cur = this.splice(p, fifo, at, cur);
       Atomics.add(i32, v.peerI32(p, PEER_I32.PLAYED), 1);
@@ -254,6 +251,22 @@ export class Mixer {
   }
 
   /**
+   * Copy frame `seq` from ring slot `slot` to `dst` at `o` (interleaved samples); false when the
+   * slot no longer holds it. The caller saw the slot tagged `seq`, and that tag load makes the
+   * worker's sample writes visible (it stores the tag after them). The worker never writes a slot
+   * the cursor has not passed, except for a resync's first frame, which lands wherever its sequence
+   * falls: it re-tags every slot before writing those samples, so a tag still `seq` after the copy
+   * means the copy is whole (a seqlock read; playback-threads.test.ts tore frames without it).
+   */
+  private copySlot(p: number, slot: number, seq: number, dst: Float32Array, o: number): boolean {
+    const v = this.v;
+    const src = v.samples(p, slot);
+    const f32 = v.f32;
+    for (let i = 0; i < QUANTUM_FRAMES * 2; i++) dst[o + i] = f32[src + i]!;
+    return Atomics.load(v.i32, v.tag(p, slot)) === (seq | 0);
+  }
+
+  /**
    * Skip `skip[p]` quanta at the frame `cur` just written at `at`: if the frame that many ahead is
    * there, it replaces `cur` in the FIFO, faded in over the quantum while `cur` (the old timeline's
    * continuation) fades out, so the jump has no step. The skipped frames are marked taken (so the
@@ -267,17 +280,17 @@ export class Mixer {
     const to = (cur + k) >>> 0;
     const toSlot = slotOf(to);
     if (k >= JITTER_SLOTS || Atomics.load(i32, v.tag(p, toSlot)) !== (to | 0)) return cur; // not there (yet): no trim
+    const next = this.spliceFrame;
+    if (!this.copySlot(p, toSlot, to, next, 0)) return cur; // a resync overwrote it: no trim
     for (let s = (cur + 1) >>> 0; s !== to; s = (s + 1) >>> 0) {
       if (Atomics.load(i32, v.tag(p, slotOf(s))) === (s | 0)) Atomics.store(i32, v.taken(p, slotOf(s)), s | 0);
     }
-    const src = v.samples(p, toSlot);
-    const f32 = v.f32;
     const o = 2 * at;
     const xfade = this.xfade;
     for (let f = 0; f < QUANTUM_FRAMES; f++) {
       const w = xfade[f]!;
-      fifo[o + 2 * f] = fifo[o + 2 * f]! * (1 - w) + f32[src + 2 * f]! * w;
-      fifo[o + 2 * f + 1] = fifo[o + 2 * f + 1]! * (1 - w) + f32[src + 2 * f + 1]! * w;
+      fifo[o + 2 * f] = fifo[o + 2 * f]! * (1 - w) + next[2 * f]! * w;
+      fifo[o + 2 * f + 1] = fifo[o + 2 * f + 1]! * (1 - w) + next[2 * f + 1]! * w;
     }
     Atomics.store(i32, v.taken(p, toSlot), to | 0);
     Atomics.add(i32, v.peerI32(p, PEER_I32.TRIMMED), k);

@@ -79,7 +79,7 @@ async function start({ depth, redundancy: roomRedundancy, maxQueueMs }: Baseline
   const monoView = new DataView(monoPacket.buffer);
   const history = new RedundancyHistory();
   // Tutti's sender rules, with its own code: the age of the channel's backlog decides a drop, and a
-  // link that keeps dropping sheds copies (then stereo) once a second, as workers/net.worker.ts does.
+  // link that keeps dropping sheds copies (then stereo) once a second, as workers/sender.ts and net.worker.ts do.
   const queue = new SendQueue();
   const governor = new SendGovernor(performance.now());
   let copies = governor.copies(roomRedundancy);

@@ -228,7 +228,11 @@ export class PlaybackViews {
   peerI32(peer: number, field: number): number {
     return PLAY_I32.SIZE + peer * I32_PER_PEER + field;
   }
-  /** Index in i32 of TAG[slot]: W net (Atomics.store of the sequence after writing the samples), R play. */
+  /**
+   * Index in i32 of TAG[slot]: W net (Atomics.store of the sequence after writing the samples), R
+   * play (before copying the samples, and again after: a resync re-tags every slot, then writes its
+   * first frame wherever it falls, so only a tag unchanged across the copy proves it whole).
+   */
   tag(peer: number, slot: number): number {
     return PLAY_I32.SIZE + peer * I32_PER_PEER + PEER_I32.SIZE + slot;
   }
