@@ -3,7 +3,7 @@
 // worklet to resynchronise. Runs in the network worker; unit-tested in Node.
 
 import { JITTER_SLOTS, QUANTUM_FRAMES, RESAMPLER_HALF as HALF, clampDepth } from '../src/shared/constants.ts';
-import { FILL_RING, PEER_F32, PEER_I32, PeerState, PlaybackViews, slotOf } from '../src/shared/memory-layout.ts';
+import { FILL_RING, PEER_F32, PEER_I32, PeerState, PlaybackViews, marginFrames, playPosition, slotOf } from '../src/shared/memory-layout.ts';
 import { seqAdd, seqDiff } from '../src/shared/seq.ts';
 import { decodeSamples, type PacketHeader } from '../src/shared/wire.ts';
 
@@ -126,7 +126,7 @@ export class JitterWriter {
   playPos(): number {
     const i = this.v.i32;
     const acked = Atomics.load(i, this.v.peerI32(this.peer, PEER_I32.ACK_GEN));
-    if (acked !== this.resyncGen) return (Math.imul(this.pendingCursor, QUANTUM_FRAMES) - HALF) | 0;
+    if (acked !== this.resyncGen) return playPosition(this.pendingCursor, HALF);
     return Atomics.load(i, this.v.peerI32(this.peer, PEER_I32.PLAY_POS));
   }
 
@@ -206,7 +206,7 @@ export class JitterWriter {
       this.newest = seq;
       Atomics.store(i, v.peerI32(this.peer, PEER_I32.NEWEST), seq | 0);
     }
-    this.lastMarginFrames = (Math.imul(seq, QUANTUM_FRAMES) - this.playPos()) | 0;
+    this.lastMarginFrames = marginFrames(seq, this.playPos());
     return Arrival.ON_TIME;
   }
 

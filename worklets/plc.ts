@@ -7,7 +7,7 @@
  * Prediction order. Measured on the bench's music signal (two overlapping notes, five harmonics
  * each), SNR over the lost quanta at 5 % loss: order 24 on 512 frames 2.1 dB, 32 on 1024 3.1 dB,
  * 48 on 1024 4.1 dB (`npm run bench`, quality table). A fit costs about 0.27 ms per channel here,
- * so fits are budgeted per render quantum (worklets/mixer.ts) and the rest get a LIGHT fit.
+ * so fits are budgeted per render quantum (worklets/mixer.ts, PlayoutShared) and the rest get a LIGHT fit.
  */
 export const PLC_ORDER = 48;
 /** History the predictor is fitted on, in frames (21.3 ms: two periods of a 110 Hz note). */

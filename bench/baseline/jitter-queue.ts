@@ -1,6 +1,6 @@
 // The baseline's de-jitter queue (runs in its playback worklet; unit-tested in Node): frames are
 // stored by sequence number and played one per render quantum, `depth` quanta behind the first
-// frame. Late, missed and resync follow Tutti's definitions (workers/jitter-writer.ts, worklets/mixer.ts)
+// frame. Late, missed and resync follow Tutti's definitions (workers/jitter-writer.ts, worklets/peer-playout.ts)
 // so the two paths' figures compare: late = arrived after its playout slot passed; 64 late in a row
 // restarts the timeline at the next frame. Redundant copies fill missing frames still ahead of
 // playout, and a packet whose frame was already played from a copy is a duplicate, not late, as in

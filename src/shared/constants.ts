@@ -36,7 +36,7 @@ export function clampDepth(depth: number): number {
 /**
  * Excess over the target depth (quanta) beyond which the playback worklet trims the buffer at once
  * (a crossfaded skip, counted as a glitch) rather than leaving it to the rate, once the low point
- * has stayed there for a while (worklets/mixer.ts). The depth controller never lowers its own
+ * has stayed there for a while (worklets/peer-playout.ts). The depth controller never lowers its own
  * target by more than this at once, so its changes are always drained by the rate, glitch-free.
  */
 export const TRIM_EXCESS = 4;

@@ -8,7 +8,7 @@
 // value one quantum old, never a torn one. Sample storage is published by a later atomic store.
 
 import { RingBuffer } from 'ringbuf.js';
-import { CAPTURE_RING_QUANTA, JITTER_SLOTS, MAX_PEERS, QUANTUM_SAMPLES } from './constants.ts';
+import { CAPTURE_RING_QUANTA, JITTER_SLOTS, MAX_PEERS, QUANTUM_FRAMES, QUANTUM_SAMPLES } from './constants.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Capture: cap --(ringbuf.js SPSC ring of stereo float quanta)--> net
@@ -248,6 +248,20 @@ export class PlaybackViews {
   samples(peer: number, slot: number): number {
     return F32_META + peer * F32_SAMPLES_PER_PEER + slot * QUANTUM_SAMPLES;
   }
+}
+
+/**
+ * PEER_I32.PLAY_POS for a cursor (the next sequence to take) with `pendingFrames` taken but not yet
+ * played: play publishes it each quantum, and net computes the one a pending resync will start at
+ * (HALF pending: the resampler's look-ahead). Stream frames modulo 2^32.
+ */
+export function playPosition(cursor: number, pendingFrames: number): number {
+  return (Math.imul(cursor, QUANTUM_FRAMES) - pendingFrames) | 0;
+}
+
+/** Frames of audio ahead of frame `seq` when playout is at `playPos` (its buffer fill; negative: late). */
+export function marginFrames(seq: number, playPos: number): number {
+  return (Math.imul(seq, QUANTUM_FRAMES) - playPos) | 0;
 }
 
 /** Slot of a sequence number; JITTER_SLOTS is a power of two, so this is wrap-safe at 2^32. */

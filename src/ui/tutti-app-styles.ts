@@ -1,8 +1,22 @@
+// Styles of the app shell (<tutti-app>) and of its views (<tutti-join>, <tutti-room>,
+// <tutti-remote-view>): one look, in two sheets because each element has its own shadow root.
+
 import { css } from 'lit';
 
-export const appStyles = css`
+/** <tutti-app>: the page's column, its heading and the error line. */
+export const shellStyles = css`
   :host { display: block; max-width: 880px; overflow-wrap: anywhere; margin: 0 auto; padding: 16px; box-sizing: border-box; }
   h1 { font-size: 22px; margin: 0 0 12px; }
+  .error { background: #4a1f22; border: 1px solid #a33; padding: 10px 12px; border-radius: 6px; }
+  @media (max-width: 600px) {
+    :host { padding: 10px; }
+    h1 { font-size: 18px; margin-bottom: 8px; }
+  }
+`;
+
+/** The views inside it. */
+export const viewStyles = css`
+  :host { display: block; }
   form, section { display: grid; gap: 12px; }
   label { display: grid; gap: 4px; font-size: 14px; color: #c4d0dc; }
   input[type='text'] { font: inherit; padding: 10px; border-radius: 6px; border: 1px solid #3a4857; background: #18212b; color: inherit; }
@@ -36,8 +50,6 @@ export const appStyles = css`
   .error button { margin-top: 8px; display: block; }
   /* Phone widths: one column, compact, nothing wider than the screen. */
   @media (max-width: 600px) {
-    :host { padding: 10px; }
-    h1 { font-size: 18px; margin-bottom: 8px; }
     .controls { grid-template-columns: 1fr; gap: 6px; }
     .self { padding: 10px; }
     .wide-only { display: none; }

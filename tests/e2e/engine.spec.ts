@@ -179,7 +179,7 @@ test('a third peer (sending mono) is mixed in, bit-exact; a peer that leaves fre
       expect(p.played - p0.played).toBeGreaterThan(FRAMES_PER_SECOND);
     }
     const levels = await a.page.evaluate(() => {
-      const strips = [...document.querySelector('tutti-app')!.shadowRoot!.querySelectorAll('tutti-peer-strip')];
+      const strips = [...document.querySelector('tutti-app')!.shadowRoot!.querySelector('tutti-room')!.shadowRoot!.querySelectorAll('tutti-peer-strip')];
       return strips.map((el) => Number(el.shadowRoot!.querySelector('tutti-meter')!.getAttribute('aria-valuenow')));
     });
     expect(levels.length).toBe(2);
@@ -189,7 +189,7 @@ test('a third peer (sending mono) is mixed in, bit-exact; a peer that leaves fre
     await a.page.getByRole('button', { name: 'Mute Carol' }).click();
     await expect
       .poll(() => a.page.evaluate(() => {
-        const strip = [...document.querySelector('tutti-app')!.shadowRoot!.querySelectorAll('tutti-peer-strip')].find((el) => (el as unknown as { member: { name: string } }).member.name === 'Carol')!;
+        const strip = [...document.querySelector('tutti-app')!.shadowRoot!.querySelector('tutti-room')!.shadowRoot!.querySelectorAll('tutti-peer-strip')].find((el) => (el as unknown as { member: { name: string } }).member.name === 'Carol')!;
         return Number(strip.shadowRoot!.querySelector('tutti-meter')!.getAttribute('aria-valuenow'));
       }), { timeout: 10_000 })
       .toBe(0);

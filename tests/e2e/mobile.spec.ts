@@ -70,7 +70,7 @@ function stats(page: Page): Promise<StatsMessage | null> {
 /** The post-gain level meter of one remote peer's strip (0–100), read from the page. */
 function peerLevel(page: Page, name: string): Promise<number> {
   return page.evaluate((name) => {
-    const strip = [...document.querySelector('tutti-app')!.shadowRoot!.querySelectorAll('tutti-peer-strip')].find((el) => (el as unknown as { member: { name: string } }).member.name === name);
+    const strip = [...document.querySelector('tutti-app')!.shadowRoot!.querySelector('tutti-room')!.shadowRoot!.querySelectorAll('tutti-peer-strip')].find((el) => (el as unknown as { member: { name: string } }).member.name === name);
     return strip ? Number(strip.shadowRoot!.querySelector('tutti-meter')!.getAttribute('aria-valuenow')) : -1;
   }, name);
 }

@@ -665,7 +665,7 @@ describe('underruns and redundancy', () => {
   });
 
   test('after an outage longer than the concealment fade, playout rebuffers to the target depth before resuming', () => {
-    // The documented behaviour (worklets/mixer.ts, "rebuffers to TARGET_DEPTH before resuming"):
+    // The documented behaviour (worklets/peer-playout.ts, pull: "Rebuffer after an outage"):
     // the first frame after a long pause must not play the moment it arrives with nothing
     // queued behind it, or every later jitter is an underrun again.
     const sim = new Sim(0);

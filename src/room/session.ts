@@ -1,0 +1,278 @@
+// The page's session in one room: the Room (Yjs doc + y-webrtc), and for a participant the audio
+// engine and the audio mesh; for a paired phone (remote mode) the room alone. Starts them in order,
+// applies the room's shared settings (default depth, redundancy, listing) and a paired remote's
+// requests, carries the player's audio choices to the engine and the room, and takes everything
+// down on leave. No DOM: the views (src/ui) read its state and listen for `change`.
+
+import { MAX_DEPTH, MAX_REDUNDANCY, MIN_DEPTH, DEFAULT_DEPTH, DEFAULT_REDUNDANCY } from '../shared/constants.ts';
+import type { StatsMessage } from '../shared/worker-protocol.ts';
+import { MAX_ROOM_TITLE, parseControlRequest, type MemberState, type MixState, type Role } from '../shared/signaling-protocol.ts';
+import { AudioEngine, type EngineOptions } from '../engine/audio-engine.ts';
+import { AudioMesh, type RemoteMember } from './audio-mesh.ts';
+import { effectiveIceServers } from './ice-servers.ts';
+import { LISTING_KEY } from './open-rooms.ts';
+import { Room, type Access } from './room.ts';
+
+/**
+ * The player's audio choices: made on the join form, changed in the room, kept for the next room
+ * this page joins. A session changes them as the player (or their paired remote) does.
+ */
+export class AudioChoices {
+  channels: 1 | 2 = 2;
+  depth = DEFAULT_DEPTH;
+  /** Automatic depth (`depth` is then the fallback for manual). */
+  adaptive = true;
+  redundancy = DEFAULT_REDUNDANCY;
+  muted = false;
+  master = 1;
+  inputGain = 1;
+  /** Per remote peer (by mesh id): gain and mute. */
+  readonly mix = new Map<string, { gain: number; muted: boolean }>();
+}
+
+/** Who joins which room, as the join form gives it. */
+export interface SessionIdentity {
+  room: string;
+  password: string;
+  name: string;
+  role: Role;
+  instrument: string;
+  /** Remote mode: the client id of the participant this device controls (from a pairing link). */
+  remoteOf?: number;
+}
+
+export class Session extends EventTarget {
+  /** Remote peers with an audio link (participant only). */
+  members: RemoteMember[] = [];
+  roster = new Map<number, MemberState>();
+  access: Access;
+  /** The network worker's latest stats (1 Hz). */
+  stats: StatsMessage | null = null;
+  /** The room's default jitter depth, when a member set one. */
+  roomDepth: number | undefined;
+  /** The title the room is listed under on the server's open rooms, or undefined. */
+  listingTitle: string | undefined;
+
+  private constructor(
+    readonly identity: SessionIdentity,
+    readonly choices: AudioChoices,
+    readonly room: Room,
+    /** Absent in remote mode: a paired phone sends no audio and opens no microphone. */
+    readonly engine?: AudioEngine,
+    readonly mesh?: AudioMesh,
+  ) {
+    super();
+    this.access = room.access;
+    this.roster = room.roster();
+  }
+
+  /**
+   * Start the engine (unless remote), join the room and, for a participant, the audio mesh. Throws
+   * what AudioEngine.start throws (TuttiError for what the user can fix), with nothing left running.
+   * `test`: the test build's switches (null in every build users run).
+   */
+  static async start(identity: SessionIdentity, choices: AudioChoices, signalingUrl: string, test: EngineOptions['test'] | null): Promise<Session> {
+    const remote = identity.remoteOf !== undefined;
+    let engine: AudioEngine | undefined;
+    try {
+      if (!remote) {
+        engine = await AudioEngine.start({
+          channels: choices.channels,
+          depth: choices.depth,
+          adaptive: choices.adaptive,
+          redundancy: choices.redundancy,
+          ...(test ? { test } : {}),
+        });
+      }
+      const iceServers = await effectiveIceServers();
+      const room = new Room({ name: identity.room, password: identity.password, signalingUrl, iceServers });
+      const self: MemberState = {
+        v: 1, name: identity.name.slice(0, 40), role: identity.role, instrument: identity.instrument.trim().slice(0, 40), muted: choices.muted,
+        format: choices.channels === 1 ? 'mono' : 'stereo', kind: remote ? 'remote' : 'participant',
+        ...(remote ? { controls: identity.remoteOf! } : { audio: {}, mix: mixState(choices) }),
+      };
+      room.setSelf(self);
+      const mesh = engine ? new AudioMesh(room, engine.net, iceServers) : undefined;
+      const session = new Session(identity, choices, room, engine, mesh);
+      session.wire();
+      return session;
+    } catch (err) {
+      await engine?.stop();
+      throw err;
+    }
+  }
+
+  private changed(): void {
+    this.dispatchEvent(new Event('change'));
+  }
+
+  private wire(): void {
+    const room = this.room;
+    room.onaccess = (a) => {
+      this.access = a;
+      this.changed();
+    };
+    room.onroster = () => {
+      this.roster = room.roster();
+      this.changed();
+    };
+    const apply = (): void => {
+      this.applyRoomDepth();
+      this.applyRoomRedundancy();
+      this.applyRoomListing();
+    };
+    room.settings.observe(apply);
+    void room.loaded.then(apply);
+    const { engine, mesh } = this;
+    if (engine && mesh) {
+      mesh.onchange = () => {
+        this.members = mesh.members();
+        this.changed();
+      };
+      engine.net.on('stats', (s) => {
+        this.stats = s;
+        this.changed();
+      });
+      engine.net.on('error', (message) => this.dispatchEvent(new CustomEvent('error', { detail: message })));
+      room.control.observe((ev) => {
+        for (const key of ev.keysChanged) if (key.startsWith(`${room.clientId}:`)) this.applyControl(room.control.get(key));
+      });
+    }
+  }
+
+  private applyRoomDepth(): void {
+    const d = this.room.settings.get('depth');
+    this.roomDepth = typeof d === 'number' ? d : undefined;
+    if (this.roomDepth !== undefined && this.engine) this.setDepth(this.roomDepth, false);
+    this.changed();
+  }
+
+  /**
+   * Redundancy is what every sender in the room carries: one room-wide choice (a teacher sets it
+   * once for the lesson), applied by each member's own network worker.
+   */
+  private applyRoomRedundancy(): void {
+    const r = this.room.settings.get('redundancy');
+    if (typeof r === 'number' && Number.isInteger(r) && r >= 0 && r <= MAX_REDUNDANCY && r !== this.choices.redundancy) {
+      this.choices.redundancy = r;
+      this.engine?.net.setRedundancy(r);
+      this.changed();
+    }
+  }
+
+  /**
+   * Listing on the server's open rooms is a room setting too: every member who can read the room
+   * announces it, so it stays listed while any of them is there.
+   */
+  private applyRoomListing(): void {
+    const t = this.room.settings.get(LISTING_KEY);
+    this.listingTitle = typeof t === 'string' ? t.slice(0, MAX_ROOM_TITLE) : undefined;
+    this.room.setListing(this.listingTitle ?? null);
+    this.changed();
+  }
+
+  /** A paired remote asked to change our mixer (Y.Map `control`, key `<our id>:<what>`). */
+  private applyControl(raw: unknown): void {
+    const r = parseControlRequest(raw);
+    if (!r) return;
+    if (r.master !== undefined) this.setMaster(r.master);
+    if (r.depth !== undefined) this.setDepth(Math.round(r.depth), false);
+    if (r.peer) this.setPeerMix(r.peer.id, r.peer.gain, r.peer.muted);
+  }
+
+  private publishMix(): void {
+    if (this.engine) this.room.patchSelf({ mix: mixState(this.choices) });
+  }
+
+  // ---- the player's controls -------------------------------------------------------------------
+
+  toggleMute(): void {
+    const c = this.choices;
+    c.muted = !c.muted;
+    this.engine?.net.setSend(c.channels, c.muted);
+    this.room.patchSelf({ muted: c.muted });
+    this.changed();
+  }
+
+  setChannels(channels: 1 | 2): void {
+    this.choices.channels = channels;
+    this.engine?.net.setSend(channels, this.choices.muted);
+    this.room.patchSelf({ format: channels === 1 ? 'mono' : 'stereo' });
+    this.changed();
+  }
+
+  /** A manual depth (quanta), or adaptive (the depth is then only the fallback for manual). */
+  setDepth(depth: number, adaptive: boolean): void {
+    this.choices.depth = Math.min(MAX_DEPTH, Math.max(MIN_DEPTH, depth));
+    this.choices.adaptive = adaptive;
+    this.engine?.net.setDepth(this.choices.depth, adaptive);
+    this.publishMix();
+    this.changed();
+  }
+
+  /** A room setting: applied here at once and, through the room document, by every member. */
+  setRedundancy(frames: number): void {
+    this.choices.redundancy = frames;
+    this.engine?.net.setRedundancy(frames);
+    this.room.settings.set('redundancy', frames);
+    this.changed();
+  }
+
+  setMaster(gain: number): void {
+    this.choices.master = Math.min(2, Math.max(0, gain));
+    this.engine?.net.setMasterGain(this.choices.master);
+    this.publishMix();
+    this.changed();
+  }
+
+  setInputGain(gain: number): void {
+    this.choices.inputGain = gain;
+    this.engine?.setInputGain(gain);
+    this.changed();
+  }
+
+  setPeerMix(peerId: string, gain: number, muted: boolean): void {
+    this.choices.mix.set(peerId, { gain, muted });
+    this.engine?.net.setPeerMix(peerId, gain, muted);
+    this.publishMix();
+    this.changed();
+  }
+
+  /** The room's default depth for everyone (a room setting). */
+  setRoomDepth(depth: number): void {
+    this.room.settings.set('depth', Math.min(MAX_DEPTH, Math.max(MIN_DEPTH, Math.round(depth) || DEFAULT_DEPTH)));
+  }
+
+  /** List the room on the server's open rooms under `title`, or (null) not. */
+  setListed(title: string | null): void {
+    if (title === null) this.room.settings.delete(LISTING_KEY);
+    else this.room.settings.set(LISTING_KEY, title.slice(0, MAX_ROOM_TITLE));
+  }
+
+  // ---- the end -----------------------------------------------------------------------------------
+
+  /** The page is going away: close the links now (no awaiting in pagehide). */
+  abandon(): void {
+    this.mesh?.leave();
+    this.room.destroy();
+  }
+
+  async leave(): Promise<void> {
+    this.mesh?.leave();
+    if (this.engine) {
+      // Forget control requests addressed to us: our client id is never reused.
+      for (const k of [...this.room.control.keys()]) if (k.startsWith(`${this.room.clientId}:`)) this.room.control.delete(k);
+    }
+    this.room.destroy();
+    await this.engine?.stop();
+  }
+}
+
+function mixState(c: AudioChoices): MixState {
+  return { master: c.master, depth: c.depth, peers: Object.fromEntries(c.mix) };
+}
+
+/** Our own signaling server on the page's host: the only one y-webrtc may use. */
+export function ownSignalingUrl(): string {
+  return `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/signal`;
+}

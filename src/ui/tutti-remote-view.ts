@@ -1,0 +1,45 @@
+// <tutti-remote-view>: the room view of a phone paired as a remote control (no audio): the room's
+// name, the access line and the remote's controls (<tutti-remote>). Fires `leave-room` and
+// `retry-password`, like <tutti-room>.
+
+import { LitElement, html, nothing } from 'lit';
+import { customElement, property } from 'lit/decorators.js';
+import type { Session } from '../room/session.ts';
+import { accessStatus } from './access-status.ts';
+import { SessionWatch } from './session-watch.ts';
+import { viewStyles } from './tutti-app-styles.ts';
+import './tutti-remote.ts';
+
+@customElement('tutti-remote-view')
+export class TuttiRemoteView extends LitElement {
+  static override styles = viewStyles;
+
+  @property({ attribute: false }) session: Session | undefined;
+  constructor() {
+    super();
+    new SessionWatch(this);
+  }
+
+  private fire(type: 'leave-room' | 'retry-password'): void {
+    this.dispatchEvent(new CustomEvent(type, { bubbles: true, composed: true }));
+  }
+
+  override render() {
+    const s = this.session;
+    if (!s) return nothing;
+    return html`<section aria-label="Remote control, room ${s.identity.room}">
+      <div class="bar">
+        <strong class="grow room-name">Remote · ${s.identity.room}</strong>
+        <button @click=${() => this.fire('leave-room')}>Leave</button>
+      </div>
+      ${accessStatus(s, () => this.fire('retry-password'))}
+      <tutti-remote .room=${s.room} .target=${s.identity.remoteOf!} .roster=${s.roster}></tutti-remote>
+    </section>`;
+  }
+}
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'tutti-remote-view': TuttiRemoteView;
+  }
+}

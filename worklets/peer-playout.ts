@@ -1,0 +1,331 @@
+// Playback worklet: the reading side of one remote peer's de-jitter ring, the counterpart of
+// workers/jitter-writer.ts. Each render quantum it adopts a resync the writer published, takes the
+// cursor's frame from the ring into a small FIFO (or conceals the gap, or waits when nothing newer
+// has come), plays the FIFO at the rate the network worker steers (drift compensation, click-free
+// depth changes), trims a sustained excess, and publishes where playout is and each fill window's
+// low point. The mixer (mixer.ts) only applies gain and sums. Real-time code: all state is
+// preallocated; nothing here allocates.
+
+import { JITTER_SLOTS, MAX_RATE_DEVIATION, QUANTUM_FRAMES, TRIM_EXCESS } from '../src/shared/constants.ts';
+import { FILL_RING, FILL_WINDOW, PEER_F32, PEER_I32, PlaybackViews, playPosition, slotOf } from '../src/shared/memory-layout.ts';
+import { seqDiff } from '../src/shared/seq.ts';
+import { Concealer, Fit, PLC_FADE_QUANTA, PLC_WINDOW } from './plc.ts';
+import { HALF, SincTable } from './resampler.ts';
+
+/** Per-peer playout FIFO, in frames: history for concealment and the resampler, plus what is being played. */
+export const FIFO_FRAMES = 2048;
+/** History kept before the read position when the FIFO is compacted. */
+const KEEP = PLC_WINDOW + HALF;
+/** Fill windows (43 ms each: 340 ms) the low point must stay above target + TRIM_EXCESS before a trim. */
+const TRIM_SUSTAINED_WINDOWS = 8;
+/** Per-quantum slew of the applied rate toward the controller's (time constant ≈ 32 quanta = 85 ms). */
+const RATE_SLEW = 1 / 32;
+
+/** What all peers share on the audio thread: tables, scratch, and this quantum's concealment budget. */
+export class PlayoutShared {
+  readonly sinc = new SincTable();
+  /** Fade-in weights of a splice (raised cosine over one quantum). */
+  readonly xfade = new Float32Array(QUANTUM_FRAMES);
+  /** The frame a splice fades in, copied out of its slot first (see copySlot). */
+  readonly spliceFrame = new Float32Array(QUANTUM_FRAMES * 2);
+  /** Concealment fits left in this render quantum (the mixer sets them each quantum). */
+  fullFitsLeft = 0;
+  lightFitsLeft = 0;
+
+  constructor() {
+    for (let f = 0; f < QUANTUM_FRAMES; f++) this.xfade[f] = 0.5 - 0.5 * Math.cos((Math.PI * (f + 0.5)) / QUANTUM_FRAMES);
+  }
+}
+
+export class PeerPlayout {
+  /** Next sequence to take, and the first of the current timeline. */
+  private cursor = 0;
+  private first = 0;
+  private ackGen: number;
+  private started = false;
+  /** After a gap longer than the concealment fade: wait (silent) until the target depth is buffered again. */
+  private outage = false;
+  /** The previous pull was an underrun (the cursor waited). */
+  private holding = false;
+  /** Read position in the FIFO (fractional frames) and write position (frames). */
+  private rd = 0;
+  private wr = 0;
+  private rate = 1;
+  /** Lowest fill of the current window (frames), quanta rendered in it, windows published. */
+  private fillMin = Infinity;
+  private fillQuanta = 0;
+  private fillCount = 0;
+  /** Consecutive fill windows whose low point was more than TRIM_EXCESS over the target, and the smallest excess (quanta) among them. */
+  private highWindows = 0;
+  private highExcess = 0;
+  /** Quanta to skip at the next frame taken (0: none); the skip is spliced in with a crossfade. */
+  private skip = 0;
+  private readonly plc = new Concealer();
+
+  constructor(
+    private readonly v: PlaybackViews,
+    /** This peer's slot in the playback memory. */
+    readonly p: number,
+    /** Its FIFO: FIFO_FRAMES interleaved stereo frames. */
+    private readonly fifo: Float32Array,
+    private readonly shared: PlayoutShared,
+  ) {
+    this.ackGen = Atomics.load(v.i32, v.peerI32(p, PEER_I32.RESYNC_GEN));
+  }
+
+  /** The slot is CLOSING: forget the stream (the mixer then frees the slot). */
+  close(): void {
+    this.started = false;
+    this.ackGen = Atomics.load(this.v.i32, this.v.peerI32(this.p, PEER_I32.RESYNC_GEN));
+    this.rate = 1;
+  }
+
+  /**
+   * One render quantum of this peer, before gain, into `l` and `r` (QUANTUM_FRAMES each); false
+   * when it has no stream yet (nothing written).
+   */
+  render(l: Float64Array, r: Float64Array): boolean {
+    const v = this.v;
+    const i32 = v.i32;
+    const p = this.p;
+    this.adoptResync();
+    if (!this.started) return false;
+
+    // Rate steering: slew toward the controller's rate, clamped (a bad value cannot run away).
+    let target = v.f32[v.peerF32(p, PEER_F32.RATE)]!;
+    if (!(target >= 1 - MAX_RATE_DEVIATION)) target = 1 - MAX_RATE_DEVIATION;
+    else if (target > 1 + MAX_RATE_DEVIATION) target = 1 + MAX_RATE_DEVIATION;
+    let rate = this.rate;
+    rate += (target - rate) * RATE_SLEW;
+    if (Math.abs(rate - 1) < 1e-7 && target === 1) rate = 1; // settle exactly: bit-exact playout again
+    this.rate = rate;
+
+    // Take frames from the ring until the kernel has what the last output frame needs.
+    const fifo = this.fifo;
+    let rd = this.rd;
+    while (Math.floor(rd + (QUANTUM_FRAMES - 1) * rate) + HALF >= this.wr) this.pull();
+
+    const sinc = this.shared.sinc;
+    for (let f = 0; f < QUANTUM_FRAMES; f++) {
+      const x = rd + f * rate;
+      l[f] = sinc.interpolate(fifo, x, 0);
+      r[f] = sinc.interpolate(fifo, x, 1);
+    }
+    rd += QUANTUM_FRAMES * rate;
+    // Compact: keep KEEP frames of history before the read position.
+    if (this.wr + 3 * QUANTUM_FRAMES > FIFO_FRAMES) {
+      const shift = Math.floor(rd) - KEEP;
+      fifo.copyWithin(0, 2 * shift, 2 * this.wr);
+      rd -= shift;
+      this.wr -= shift;
+    }
+    this.rd = rd;
+    // Publish where playout is, in frames of the sender's stream (see PEER_I32.PLAY_POS).
+    const pending = Math.round(this.wr - rd);
+    Atomics.store(i32, v.peerI32(p, PEER_I32.PLAY_POS), playPosition(this.cursor, pending));
+    // Fill right after consuming is the low point of the cycle; publish each window's minimum.
+    const newest = Atomics.load(i32, v.peerI32(p, PEER_I32.NEWEST)) >>> 0;
+    const fill = (seqDiff(newest, this.cursor) + 1) * QUANTUM_FRAMES + pending;
+    if (fill < this.fillMin) this.fillMin = fill;
+    if (++this.fillQuanta >= FILL_WINDOW) {
+      const n = this.fillCount;
+      Atomics.store(i32, v.peerI32(p, PEER_I32.FILL_MIN + (n % FILL_RING)), Math.round(this.fillMin));
+      Atomics.store(i32, v.peerI32(p, PEER_I32.FILL_TRIMMED + (n % FILL_RING)), Atomics.load(i32, v.peerI32(p, PEER_I32.TRIMMED)));
+      this.watchExcess();
+      this.fillCount = n + 1;
+      Atomics.store(i32, v.peerI32(p, PEER_I32.FILL_COUNT), n + 1);
+      this.fillQuanta = 0;
+      this.fillMin = Infinity;
+    }
+    return true;
+  }
+
+  /**
+   * Append one quantum at the FIFO's write position: the frame for the cursor if it is there;
+   * otherwise concealment, and the cursor moves on only if something newer has arrived (the frame
+   * is lost or late). If nothing newer has, the buffer ran dry: conceal and wait (an underrun, which
+   * adds one quantum of delay instead of making the next frames late).
+   */
+  private pull(): void {
+    const v = this.v;
+    const i32 = v.i32;
+    const p = this.p;
+    const fifo = this.fifo;
+    let cur = this.cursor;
+    const at = this.wr;
+    const plc = this.plc;
+    this.wr = at + QUANTUM_FRAMES;
+    if (seqDiff(cur, this.first) < 0) {
+      // Before the stream's first frame (the initial depth): silence, nothing is missing.
+      fifo.fill(0, 2 * at, 2 * (at + QUANTUM_FRAMES));
+      this.cursor = (cur + 1) >>> 0;
+      Atomics.store(i32, v.peerI32(p, PEER_I32.CURSOR), (cur + 1) | 0);
+      return;
+    }
+    if (this.outage) {
+      // Rebuffer after an outage: stay silent until the target depth has arrived again.
+      const queued = seqDiff(Atomics.load(i32, v.peerI32(p, PEER_I32.NEWEST)) >>> 0, cur) + 1;
+      if (queued < Atomics.load(i32, v.peerI32(p, PEER_I32.TARGET_DEPTH))) {
+        fifo.fill(0, 2 * at, 2 * (at + QUANTUM_FRAMES));
+        Atomics.add(i32, v.peerI32(p, PEER_I32.UNDERRUNS), 1);
+        return;
+      }
+      this.outage = false;
+    }
+    const slot = slotOf(cur);
+    if (Atomics.load(i32, v.tag(p, slot)) === (cur | 0) && this.copySlot(slot, cur, fifo, 2 * at)) {
+      // (Resuming after an underrun takes no trim here: what is queued right after a burst arrives
+      // is the top of the arrival sawtooth, while the target is a low point. A stall's backlog is
+      // trimmed by watchExcess once the low point shows it.)
+      this.holding = false;
+      Atomics.store(i32, v.taken(p, slot), cur | 0);
+      if (this.skip > 0) cur = this.splice(at, cur);
+      Atomics.add(i32, v.peerI32(p, PEER_I32.PLAYED), 1);
+      plc.recover(fifo, at);
+      this.outage = false;
+      this.cursor = (cur + 1) >>> 0;
+      Atomics.store(i32, v.peerI32(p, PEER_I32.CURSOR), (cur + 1) | 0);
+      return;
+    }
+    const ahead = seqDiff(Atomics.load(i32, v.peerI32(p, PEER_I32.NEWEST)) >>> 0, cur);
+    let fit: Fit = Fit.CONTINUE;
+    const shared = this.shared;
+    if (plc.run === 0) fit = shared.fullFitsLeft-- > 0 ? Fit.FULL : shared.lightFitsLeft-- > 0 ? Fit.LIGHT : Fit.NONE;
+    plc.conceal(fifo, at, QUANTUM_FRAMES, at, fit);
+    if (plc.run <= PLC_FADE_QUANTA) Atomics.add(i32, v.peerI32(p, PEER_I32.CONCEALED), 1);
+    if (ahead > 0) {
+      Atomics.add(i32, v.peerI32(p, PEER_I32.MISSED), 1);
+      this.cursor = (cur + 1) >>> 0;
+      Atomics.store(i32, v.peerI32(p, PEER_I32.CURSOR), (cur + 1) | 0);
+    } else {
+      Atomics.add(i32, v.peerI32(p, PEER_I32.UNDERRUNS), 1);
+      this.holding = true;
+      if (plc.run > PLC_FADE_QUANTA) this.outage = true;
+    }
+  }
+
+  /**
+   * After each fill window: if the low point has stayed more than TRIM_ABOVE (at least
+   * TRIM_EXCESS) quanta above the target for TRIM_SUSTAINED_WINDOWS windows, ask for a trim down to
+   * one quantum over the target (the rate controller does the rest). Nothing network jitter does
+   * keeps the low point that high for that long, since the low point is where the jitter has
+   * already been subtracted; what does is this audio thread stalling while frames kept arriving, or
+   * the user lowering a manual depth.
+   */
+  private watchExcess(): void {
+    const v = this.v;
+    const target = Atomics.load(v.i32, v.peerI32(this.p, PEER_I32.TARGET_DEPTH));
+    const excess = Math.floor(this.fillMin / QUANTUM_FRAMES) - target;
+    const above = Atomics.load(v.i32, v.peerI32(this.p, PEER_I32.TRIM_ABOVE));
+    if (excess <= TRIM_EXCESS || excess <= above || this.holding || this.outage) {
+      this.highWindows = 0;
+      return;
+    }
+    const n = ++this.highWindows;
+    if (n === 1 || excess < this.highExcess) this.highExcess = excess;
+    if (n >= TRIM_SUSTAINED_WINDOWS) {
+      this.skip = this.highExcess - 1;
+      this.highWindows = 0;
+    }
+  }
+
+  /**
+   * Copy frame `seq` from ring slot `slot` to `dst` at `o` (interleaved samples); false when the
+   * slot no longer holds it. The caller saw the slot tagged `seq`, and that tag load makes the
+   * worker's sample writes visible (it stores the tag after them). The worker never writes a slot
+   * the cursor has not passed, except for a resync's first frame, which lands wherever its sequence
+   * falls: it re-tags every slot before writing those samples, so a tag still `seq` after the copy
+   * means the copy is whole (a seqlock read; playback-threads.test.ts tore frames without it).
+   */
+  private copySlot(slot: number, seq: number, dst: Float32Array, o: number): boolean {
+    const v = this.v;
+    const src = v.samples(this.p, slot);
+    const f32 = v.f32;
+    for (let i = 0; i < QUANTUM_FRAMES * 2; i++) dst[o + i] = f32[src + i]!;
+    return Atomics.load(v.i32, v.tag(this.p, slot)) === (seq | 0);
+  }
+
+  /**
+   * Skip `skip` quanta at the frame `cur` just written at `at`: if the frame that many ahead is
+   * there, it replaces `cur` in the FIFO, faded in over the quantum while `cur` (the old timeline's
+   * continuation) fades out, so the jump has no step. The skipped frames are marked taken (so the
+   * worker does not count them late) and counted TRIMMED. Returns the (possibly new) cursor frame.
+   */
+  private splice(at: number, cur: number): number {
+    const v = this.v;
+    const i32 = v.i32;
+    const p = this.p;
+    const fifo = this.fifo;
+    const k = this.skip;
+    this.skip = 0;
+    const to = (cur + k) >>> 0;
+    const toSlot = slotOf(to);
+    if (k >= JITTER_SLOTS || Atomics.load(i32, v.tag(p, toSlot)) !== (to | 0)) return cur; // not there (yet): no trim
+    const next = this.shared.spliceFrame;
+    if (!this.copySlot(toSlot, to, next, 0)) return cur; // a resync overwrote it: no trim
+    for (let s = (cur + 1) >>> 0; s !== to; s = (s + 1) >>> 0) {
+      if (Atomics.load(i32, v.tag(p, slotOf(s))) === (s | 0)) Atomics.store(i32, v.taken(p, slotOf(s)), s | 0);
+    }
+    const o = 2 * at;
+    const xfade = this.shared.xfade;
+    for (let f = 0; f < QUANTUM_FRAMES; f++) {
+      const w = xfade[f]!;
+      fifo[o + 2 * f] = fifo[o + 2 * f]! * (1 - w) + next[2 * f]! * w;
+      fifo[o + 2 * f + 1] = fifo[o + 2 * f + 1]! * (1 - w) + next[2 * f + 1]! * w;
+    }
+    Atomics.store(i32, v.taken(p, toSlot), to | 0);
+    Atomics.add(i32, v.peerI32(p, PEER_I32.TRIMMED), k);
+    return to;
+  }
+
+  /**
+   * Adopt a resync the worker published. Seqlock on RESYNC_GEN: odd means the worker is writing the
+   * fields; a changed value after reading them means they may be mixed. Either way keep the current
+   * timeline for this quantum and try again at the next one (never spin on the audio thread).
+   */
+  private adoptResync(): void {
+    const v = this.v;
+    const i32 = v.i32;
+    const p = this.p;
+    const genIdx = v.peerI32(p, PEER_I32.RESYNC_GEN);
+    const gen = Atomics.load(i32, genIdx);
+    if (gen === this.ackGen || (gen & 1) !== 0) return;
+    let cursor = Atomics.load(i32, v.peerI32(p, PEER_I32.RESYNC_CURSOR)) >>> 0;
+    let first = Atomics.load(i32, v.peerI32(p, PEER_I32.RESYNC_FIRST)) >>> 0;
+    if (Atomics.load(i32, genIdx) !== gen) return;
+    // Adopted late (e.g. while this thread was starting up) and frames have piled up beyond the
+    // target: start at the target depth behind the newest frame instead, and skip the older
+    // frames of this brand-new timeline, which nobody has heard yet.
+    const depth = Atomics.load(i32, v.peerI32(p, PEER_I32.TARGET_DEPTH));
+    const newest = Atomics.load(i32, v.peerI32(p, PEER_I32.NEWEST)) >>> 0;
+    if (seqDiff(newest, cursor) > depth && seqDiff(newest, first) >= 0 && seqDiff(newest, first) < 64) {
+      const start = (newest - depth) >>> 0;
+      // Mark the skipped frames taken, so the worker does not count them late when their slots are reused.
+      for (let s = first; seqDiff(start, s) > 0; s = (s + 1) >>> 0) {
+        if (Atomics.load(i32, v.tag(p, slotOf(s))) === (s | 0)) Atomics.store(i32, v.taken(p, slotOf(s)), s | 0);
+      }
+      cursor = start;
+      if (seqDiff(cursor, first) > 0) first = cursor;
+    }
+    this.cursor = cursor;
+    this.first = first;
+    this.started = true;
+    this.outage = false;
+    this.holding = false;
+    this.ackGen = gen;
+    // A fresh FIFO: silent history, the read position HALF frames behind the write position
+    // (the interpolation kernel's look-ahead: 0.17 ms).
+    this.fifo.fill(0, 0, 2 * KEEP);
+    this.wr = KEEP;
+    this.rd = KEEP - HALF;
+    this.plc.reset();
+    this.fillQuanta = 0;
+    this.fillMin = Infinity;
+    this.highWindows = 0;
+    this.skip = 0;
+    this.fillCount = Atomics.load(i32, v.peerI32(p, PEER_I32.FILL_COUNT));
+    Atomics.store(i32, v.peerI32(p, PEER_I32.CURSOR), cursor | 0);
+    Atomics.store(i32, v.peerI32(p, PEER_I32.PLAY_POS), playPosition(cursor, HALF));
+    Atomics.store(i32, v.peerI32(p, PEER_I32.ACK_GEN), gen);
+  }
+}
