@@ -5,6 +5,8 @@
 // depth changes), trims a sustained excess, and publishes where playout is and each fill window's
 // low point. The mixer (mixer.ts) only applies gain and sums. Real-time code: all state is
 // preallocated; nothing here allocates.
+// (Over 300 lines on purpose: pull, splice, resync and the excess watch are one state machine over
+// the same cursor and FIFO; split apart, each would need the others' private state.)
 
 import { JITTER_SLOTS, MAX_RATE_DEVIATION, QUANTUM_FRAMES, TRIM_EXCESS } from '../src/shared/constants.ts';
 import { FILL_RING, FILL_WINDOW, PEER_F32, PEER_I32, PlaybackViews, playPosition, slotOf } from '../src/shared/memory-layout.ts';
