@@ -3,6 +3,8 @@
 // runs under a guard, frames are validated with bounded work (./signaling-envelope.ts) and relayed
 // as received, every resource is bounded (./signaling-limits.ts), and misbehaviour closes that one
 // socket with its own code, counted in GET /healthz. docs/PROTOCOL.md §3.2–3.3 is the contract.
+// (Over 300 lines: envelope, limits, origin and the open-rooms list are already their own files;
+// what is left is the one hub object whose handlers share its socket and topic tables.)
 
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';

@@ -6,6 +6,7 @@
 // floor), B1/B2 (two worklets and a FIFO, in one AudioContext or two: the floor of any worklet
 // chain), W (plain WebRTC media), C (two Tutti processes through the UI) with default settings and
 // at the smallest manual depth whose sustained tone plays with no glitch.
+// (Over 300 lines: one round's alternating set-ups share the rig, the recordings and the report rows.)
 
 import { DEFAULT_DEPTH, MAX_DEPTH, MIN_DEPTH } from '../../src/shared/constants.ts';
 import { startServer } from '../../tests/support/server.ts';

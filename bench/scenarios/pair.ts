@@ -1,6 +1,7 @@
 // P1, P2, P3 (Tutti side) and P5 in one two-browser session (Node side): two Chromium processes,
 // each fed a WAV tone as its microphone, join one room through the real server and UI and stream
 // to each other; the scenarios then run one after another on the same pair.
+// (Over 300 lines: four scenarios that share one pair's set-up, sampling and teardown.)
 
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';

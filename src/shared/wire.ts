@@ -1,6 +1,8 @@
 // Tutti audio wire format v1: one packet = one 128-frame quantum, sent on an unordered,
 // unreliable RTCDataChannel. Encoded and decoded in the network worker; see docs/PROTOCOL.md.
 // Encode and decode write into caller-owned buffers: nothing here allocates per packet.
+// (Over 300 lines on purpose: the format is defined in one place, header, flags, sizes, encoder,
+// decoder, validation and control packets together, as PROTOCOL.md §1 describes it.)
 
 import { BUS_CHANNELS, MAX_REDUNDANCY, QUANTUM_FRAMES } from './constants.ts';
 
