@@ -9,29 +9,16 @@
 
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Worker } from 'node:worker_threads';
 import { QUANTUM_FRAMES, RESAMPLER_HALF as HALF } from '../../src/shared/constants.ts';
 import { PEER_I32, PlaybackViews, createPlaybackMemory } from '../../src/shared/memory-layout.ts';
 import { Mixer } from '../../worklets/mixer.ts';
 import { testSeeds } from './prng.ts';
 import { decodeStreamPair } from './playback-writer.worker.ts';
 import type { WriterData, WriterResult } from './playback-writer.worker.ts';
+import { startTsWorker } from './ts-worker.ts';
 
-/** Start the writer (tsx registered inside the worker first: see ring-threads.test.ts). */
 function startWriter(data: WriterData): Promise<WriterResult> {
-  const tsxApi = import.meta.resolve('tsx/esm/api');
-  const entry = new URL('./playback-writer.worker.ts', import.meta.url).href;
-  const bootstrap = `import(${JSON.stringify(tsxApi)}).then(({ register }) => { register(); return import(${JSON.stringify(entry)}); });`;
-  const worker = new Worker(bootstrap, { eval: true, workerData: data });
-  return new Promise<WriterResult>((resolve, reject) => {
-    let result: WriterResult | undefined;
-    worker.on('message', (m: WriterResult) => (result = m));
-    worker.on('error', reject);
-    worker.on('exit', (code) => {
-      if (code !== 0 || result === undefined) reject(new Error(`writer exited with code ${code}${result ? '' : ' without a result'}`));
-      else resolve(result);
-    });
-  });
+  return startTsWorker<WriterResult>(new URL('./playback-writer.worker.ts', import.meta.url), data).done;
 }
 
 function nowMs(): number {

@@ -6,37 +6,19 @@
 
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { CAPTURE_RING_QUANTA, QUANTUM_SAMPLES } from '../../src/shared/constants.ts';
 import { CAP_I32, CaptureViews, createCaptureMemory } from '../../src/shared/memory-layout.ts';
 import { mulberry32, randInt, testSeeds } from './prng.ts';
 import { ringValue } from './ring-producer.worker.ts';
+import { startTsWorker } from './ts-worker.ts';
 import type { ProducerData, ProducerResult } from './ring-producer.worker.ts';
 
 const CANARY = -12345.5; // never a ring value (those are positive integers)
 const RING_SAMPLES = CAPTURE_RING_QUANTA * QUANTUM_SAMPLES;
 
-/**
- * Start the producer. `new Worker(new URL('./ring-producer.worker.ts', import.meta.url),
- * { execArgv: ['--import', 'tsx'] })` fails on Node 20 with ERR_UNKNOWN_FILE_EXTENSION (the
- * worker's entry is loaded before tsx's hooks apply: privatenumber/tsx#354), so a two-line
- * bootstrap registers tsx in the worker and then imports the TypeScript entry.
- */
 function startProducer(data: ProducerData): { worker: Worker; done: Promise<ProducerResult> } {
-  const tsxApi = import.meta.resolve('tsx/esm/api');
-  const entry = new URL('./ring-producer.worker.ts', import.meta.url).href;
-  const bootstrap = `import(${JSON.stringify(tsxApi)}).then(({ register }) => { register(); return import(${JSON.stringify(entry)}); });`;
-  const worker = new Worker(bootstrap, { eval: true, workerData: data });
-  const done = new Promise<ProducerResult>((resolve, reject) => {
-    let result: ProducerResult | undefined;
-    worker.on('message', (m: ProducerResult) => (result = m));
-    worker.on('error', reject);
-    worker.on('exit', (code) => {
-      if (code !== 0 || result === undefined) reject(new Error(`producer exited with code ${code}${result ? '' : ' without a result'}`));
-      else resolve(result);
-    });
-  });
-  return { worker, done };
+  return startTsWorker<ProducerResult>(new URL('./ring-producer.worker.ts', import.meta.url), data);
 }
 
 describe('capture ring across two threads', () => {
