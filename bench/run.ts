@@ -1,6 +1,6 @@
 // `npm run bench`: measures Tutti in headless Chromium on loopback, prints one table per scenario
 // and writes bench/results.json. Options: --short (brief, for CI), --long (P2 confirms over 5 min),
-// --seconds N (P1 window), --m2e (only the mouth-to-ear scenario). Scenarios (docs/BENCHMARKS.md
+// --seconds N (P1 window), --m2e (only the mouth-to-ear scenario), --p4 (only the scaling scenario). Scenarios (docs/BENCHMARKS.md
 // says how to read each):
 //   wake  how the network worker learns of a captured quantum (three mechanisms, one page)
 //   P1    added latency, capture timestamp → playout minus the jitter depth (two browsers)

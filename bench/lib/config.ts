@@ -16,8 +16,8 @@ export interface BenchConfig {
   /** P5 traced window. */
   p5Seconds: number;
   stall: { busyMs: number; everyMs: number };
-  /** `--m2e`: the mouth-to-ear scenario alone. */
-  only: 'm2e' | null;
+  /** `--m2e`: the mouth-to-ear scenario alone; `--p4`: the scaling scenario alone. */
+  only: 'm2e' | 'scale' | null;
   m2e: M2eConfig;
 }
 
@@ -44,7 +44,7 @@ export interface M2eConfig {
   settledWindowSeconds: number;
 }
 
-const USAGE = 'usage: npm run bench [-- --short | --long] [--seconds N] [--m2e]';
+const USAGE = 'usage: npm run bench [-- --short | --long] [--seconds N] [--m2e | --p4]';
 
 export function parseArgs(argv: string[]): BenchConfig {
   let mode: BenchConfig['mode'] = 'full';
@@ -54,6 +54,7 @@ export function parseArgs(argv: string[]): BenchConfig {
     const a = argv[i]!;
     if (a === '--short') mode = 'short';
     else if (a === '--m2e') only = 'm2e';
+    else if (a === '--p4') only = 'scale';
     else if (a === '--long') mode = 'long';
     else if (a === '--seconds') {
       seconds = Number(argv[++i]);
