@@ -36,7 +36,7 @@
 //   and what it then reports as drift is the controller's own transient.)
 
 import { MAX_DEPTH, MAX_RATE_DEVIATION, MIN_DEPTH, TRIM_EXCESS, clampDepth } from '../src/shared/constants.ts';
-import { DriftEstimator, SHOWN_WINDOW } from './drift-estimator.ts';
+import { DriftEstimator, LONG_WINDOW } from './drift-estimator.ts';
 import { RecurringDips } from './recurring-dips.ts';
 
 /** Fill windows remembered (43 ms each: ~22 s). */
@@ -77,9 +77,8 @@ export class DepthController {
   /** The sender's clock relative to ours, minus 1, as last measured (kept across a resync: same clocks). */
   drift = 0;
   private readonly clocks = new DriftEstimator();
-  /** The same measurement over ~4 min, for people (drift-estimator.ts says why two). */
-  private readonly shownClocks = new DriftEstimator(SHOWN_WINDOW);
-  private lastShown: { ppm: number; seconds: number } | null = null;
+  /** The same measurement over ~4 min (drift-estimator.ts says why two; the figure people see is shown-drift.ts). */
+  private readonly longClocks = new DriftEstimator(LONG_WINDOW);
   /** The start-up jump to the measured need is still to come (see the header). */
   private settling = true;
   private readonly lows = new Float32Array(HISTORY);
@@ -155,17 +154,7 @@ export class DepthController {
   /** A data packet arrived (its sequence), with the quanta our output has rendered so far: the drift measurement. */
   onArrival(seq: number, renderedQuanta: number): void {
     this.clocks.add(seq, renderedQuanta);
-    this.shownClocks.add(seq, renderedQuanta);
-  }
-
-  /**
-   * The drift to show, ppm, with the seconds of arrivals behind it; ppm is null until there are
-   * enough. After a resync restarts the regression, the last figure stands until a new one is due.
-   */
-  shownDrift(): { ppm: number | null; seconds: number } {
-    const d = this.shownClocks.estimate();
-    if (d !== null) this.lastShown = { ppm: Math.round(d * 1e6), seconds: this.shownClocks.seconds() };
-    return this.lastShown ?? { ppm: null, seconds: this.shownClocks.seconds() };
+    this.longClocks.add(seq, renderedQuanta);
   }
 
   /**
@@ -178,7 +167,7 @@ export class DepthController {
     this.next = 0;
     this.average = NaN;
     this.clocks.reset();
-    this.shownClocks.reset();
+    this.longClocks.reset();
     this.settling = true;
   }
 
@@ -260,7 +249,7 @@ export class DepthController {
     // The ~4 min estimate once it has 60 s: the quick one wanders by hundreds of ppm on a real
     // device (drift-estimator.ts), and every 100 ppm of error it feeds forward leaves the held
     // level 0.1 quantum off the target (KP); on the rig the level sat 1-2 quanta off.
-    const measured = this.shownClocks.estimate() ?? this.clocks.estimate();
+    const measured = this.longClocks.estimate() ?? this.clocks.estimate();
     if (measured !== null) this.drift = measured;
     if (this.count < RECENT / 2) {
       this.rate = 1 + this.drift;

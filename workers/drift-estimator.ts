@@ -2,7 +2,7 @@
 // packet arrival the network worker pairs the packet's sequence (the sender's audio clock: one per
 // 128 frames it captured) with the playback worklet's count of rendered quanta (PLAY_I32.QUANTA:
 // our output clock). The least-squares slope of quanta rendered per sequence arrived, over a
-// window of the last seconds (one window for the playout rate, a longer one for the figure shown),
+// window of the last seconds (a quick window, and a longer one the playout rate switches to),
 // is the ratio of the two clocks. Playout-rate steering, trims and held quanta change what is
 // played, not what arrives or what is rendered, so they do not bias it. Arrival bursts, network
 // jitter and render bursts are noise: white noise averages out within seconds, but the slow wander
@@ -24,10 +24,12 @@ const BLOCK = 375;
  */
 export const CONTROL_WINDOW = { blocks: 22, minBlocks: 5 } as const;
 /**
- * The figure shown to people: ~4 min kept, nothing shown before 60 s. The same wander over a
- * window ten times longer reads ten times smaller and more.
+ * The rate's estimate from 60 s on: ~4 min kept. The same wander over a window ten times longer
+ * reads ten times smaller and more. (The figure people see is measured differently, by
+ * shown-drift.ts: this slope also carries one-off steps of the render position, which the rate
+ * must follow but which are not drift.)
  */
-export const SHOWN_WINDOW = { blocks: 240, minBlocks: 60 } as const;
+export const LONG_WINDOW = { blocks: 240, minBlocks: 60 } as const;
 /** Largest ratio it reports (±4000 ppm: sound cards stay within ~100, timer-driven fake devices ~1000). */
 const MAX_DRIFT = 0.004;
 

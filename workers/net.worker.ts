@@ -16,6 +16,7 @@ import { takePeerStats } from './peer-stats.ts';
 import { Receiver } from './receiver.ts';
 import { RemotePeer, nowUs } from './remote-peer.ts';
 import { Sender } from './sender.ts';
+import { OutputClock } from './shown-drift.ts';
 import { Tap } from './test-tap.ts';
 
 declare const self: DedicatedWorkerGlobalScope & { __tuttiTap?: Tap; __tuttiWorker?: NetWorker };
@@ -34,6 +35,8 @@ class NetWorker {
   private peerList: RemotePeer[] = [];
   private readonly sender: Sender;
   private readonly receiver: Receiver;
+  /** Our output device's clock, from the page's readings (the drift shown is against it). */
+  private readonly output = new OutputClock();
   private depth: number;
   private adaptive: boolean;
   private lastSent = 0;
@@ -63,6 +66,10 @@ class NetWorker {
 
   setCaptureSource(readable: ReadableStream<AudioData>): void {
     this.sender.setCaptureSource(readable);
+  }
+
+  outputClock(contextTime: number, wallMs: number): void {
+    this.output.add(contextTime, wallMs);
   }
 
   // ---- peers -----------------------------------------------------------------------------------
@@ -222,7 +229,7 @@ class NetWorker {
     this.lastStatsAt = now;
     const s = this.sender;
     const peers: PeerStats[] = [];
-    for (const p of this.peers.values()) peers.push(takePeerStats(p, seconds, s.channels === 2));
+    for (const p of this.peers.values()) peers.push(takePeerStats(p, seconds, s.channels === 2, this.output));
     post({
       type: 'stats',
       sent: s.sent,
@@ -292,6 +299,9 @@ self.onmessage = (ev: MessageEvent<ToWorker>) => {
       break;
     case 'capture-source':
       worker!.setCaptureSource(msg.readable);
+      break;
+    case 'output-clock':
+      worker!.outputClock(msg.contextTime, msg.wallMs);
       break;
     case 'stop':
       worker!.stop();

@@ -6,12 +6,14 @@ import { PEER_I32 } from '../src/shared/memory-layout.ts';
 import { REJECT_NAMES, type Reject } from '../src/shared/wire.ts';
 import type { PeerStats } from '../src/shared/worker-protocol.ts';
 import type { RemotePeer } from './remote-peer.ts';
+import type { OutputClock } from './shown-drift.ts';
 
 /**
  * `seconds` since the last call; `stereoSender`: we send two channels (a mono mixdown for this
- * peer is then a step down the ladder, worth reporting).
+ * peer is then a step down the ladder, worth reporting); `output`: our output device's clock (the
+ * drift shown is against it).
  */
-export function takePeerStats(p: RemotePeer, seconds: number, stereoSender: boolean): PeerStats {
+export function takePeerStats(p: RemotePeer, seconds: number, stereoSender: boolean, output: OutputClock): PeerStats {
   const w = p.writer;
   const c = w.counters;
   const missed = w.playCounter(PEER_I32.MISSED);
@@ -19,7 +21,7 @@ export function takePeerStats(p: RemotePeer, seconds: number, stereoSender: bool
   const expected = Math.max(1, c.received + c.recovered + c.late + lost);
   const pct = (n: number) => Math.round((n / expected) * 100_000) / 1000;
   const fill = p.controller.fill(23); // ≈ the last second of 43 ms windows
-  const drift = p.controller.shownDrift();
+  const drift = p.drift.shown(output);
   const stats: PeerStats = {
     peerId: p.id,
     slot: w.peer,

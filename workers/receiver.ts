@@ -68,8 +68,15 @@ export class Receiver {
       }
       const arrival = peer.writer.accept(h, view);
       const arrivalMs = performance.timeOrigin + performance.now();
-      if (arrival === Arrival.RESYNC) peer.controller.reset();
-      if (arrival === Arrival.ON_TIME || arrival === Arrival.RESYNC || arrival === Arrival.LATE) peer.controller.onArrival(h.sequence, Atomics.load(this.play.i32, PLAY_I32.QUANTA));
+      if (arrival === Arrival.RESYNC) {
+        peer.controller.reset();
+        peer.drift.reset();
+      }
+      if (arrival === Arrival.ON_TIME || arrival === Arrival.RESYNC || arrival === Arrival.LATE) {
+        const rendered = Atomics.load(this.play.i32, PLAY_I32.QUANTA);
+        peer.controller.onArrival(h.sequence, rendered);
+        peer.drift.add(h.sequence, h.captureTimeUs, arrivalMs);
+      }
       if (arrival === Arrival.ON_TIME || arrival === Arrival.RESYNC) {
         const transitUs = (nowUs() - h.captureTimeUs) | 0; // both clocks are wall clocks; wraps at 2^32 µs
         const margin = peer.writer.lastMarginFrames / QUANTUM_FRAMES;

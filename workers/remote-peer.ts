@@ -10,6 +10,7 @@ import type { JitterWriter } from './jitter-writer.ts';
 import { LatencyWindow } from './latency-window.ts';
 import { SendGovernor } from './send-governor.ts';
 import { SendQueue } from './send-queue.ts';
+import { ShownDrift } from './shown-drift.ts';
 
 export class RemotePeer {
   rejected = 0;
@@ -17,6 +18,8 @@ export class RemotePeer {
   readonly rejectedBy = new Uint32Array(Object.keys(REJECT_NAMES).length);
   readonly latency = new LatencyWindow();
   readonly ifdv = new IfdvWindow();
+  /** The clock drift shown for this sender (the playout rate has its own, in the controller). */
+  readonly drift = new ShownDrift();
   lastReceived = 0;
   bytesIn = 0;
   lastResyncs = 0;

@@ -10,6 +10,7 @@ import captureWorkletUrl from '../../worklets/capture.worklet.ts?worker&url';
 import playbackWorkletUrl from '../../worklets/playback.worklet.ts?worker&url';
 import { TuttiError, isolationError, micError } from './errors.ts';
 import { keepDeviceAwake } from './keep-device-awake.ts';
+import { reportOutputClock } from './output-clock.ts';
 import { NetBridge } from './net-bridge.ts';
 import { StatsRecorder } from './stats-recorder.ts';
 
@@ -42,6 +43,7 @@ export class AudioEngine {
   readonly stats = new StatsRecorder();
   private readonly captureControl: Float32Array;
   private readonly playback: PlaybackViews;
+  private readonly stopOutputClock: () => void;
 
   private constructor(
     readonly context: AudioContext,
@@ -56,6 +58,7 @@ export class AudioEngine {
     this.captureControl = captureControl;
     this.playback = playback;
     net.on('stats', (m) => this.stats.push(m));
+    this.stopOutputClock = reportOutputClock(context, net);
   }
 
   static async start(opts: EngineOptions): Promise<AudioEngine> {
@@ -154,6 +157,7 @@ export class AudioEngine {
   }
 
   async stop(): Promise<void> {
+    this.stopOutputClock();
     this.net.terminate();
     for (const t of this.stream.getTracks()) t.stop();
     await this.context.close();

@@ -91,6 +91,10 @@ export class NetBridge {
   setCaptureSource(readable: ReadableStream<AudioData>): void {
     this.worker.postMessage({ type: 'capture-source', readable } satisfies ToWorker, [readable as unknown as Transferable]);
   }
+  /** A reading of our output device's clock (src/engine/output-clock.ts). */
+  outputClock(contextTime: number, wallMs: number): void {
+    this.post({ type: 'output-clock', contextTime, wallMs });
+  }
   setMasterGain(gain: number): void {
     this.post({ type: 'set-master-gain', gain });
   }

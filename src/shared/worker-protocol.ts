@@ -95,6 +95,16 @@ export interface CaptureSourceMessage {
   type: 'capture-source';
   readable: ReadableStream<AudioData>;
 }
+/**
+ * A reading of our output device's clock (`AudioContext.getOutputTimestamp()`), posted by the page
+ * four times a second: the context time being played at wall time `wallMs`
+ * (performance.timeOrigin + performanceTime). The worker's drift figure is measured against it.
+ */
+export interface OutputClockMessage {
+  type: 'output-clock';
+  contextTime: number;
+  wallMs: number;
+}
 export type ToWorker =
   | InitMessage
   | AddPeerMessage
@@ -108,7 +118,8 @@ export type ToWorker =
   | SetSendMessage
   | SetMasterGainMessage
   | CaptureSourceMessage
-  | StopMessage;
+  | StopMessage
+  | OutputClockMessage;
 
 export interface PeerStats {
   peerId: string;
@@ -153,9 +164,9 @@ export interface PeerStats {
   /** Received payload rate, kbit/s. */
   kbpsIn: number;
   /**
-   * The sender's clock relative to ours, ppm (+ = faster), measured over the last `driftSeconds`
-   * (up to ~4 min); null before 60 s of arrivals, when it would mostly show the devices' buffer
-   * wander (workers/drift-estimator.ts). The playout rate uses a quicker estimate of its own.
+   * The sender's audio clock relative to our output's, ppm (+ = faster), measured over the last
+   * `driftSeconds` (up to ~4 min, the first 15 s of the stream left out); null before 60 s of
+   * them (workers/shown-drift.ts). The playout rate uses estimates of its own.
    */
   driftPpm: number | null;
   driftSeconds: number;

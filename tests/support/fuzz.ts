@@ -23,6 +23,7 @@ import type { FromWorker } from '../../src/shared/worker-protocol.ts';
 import { DepthController } from '../../workers/depth-controller.ts';
 import { Arrival, JitterWriter, findFreePeer } from '../../workers/jitter-writer.ts';
 import { takePeerStats } from '../../workers/peer-stats.ts';
+import { OutputClock } from '../../workers/shown-drift.ts';
 import { Receiver } from '../../workers/receiver.ts';
 import { RemotePeer } from '../../workers/remote-peer.ts';
 import { Mixer } from '../../worklets/mixer.ts';
@@ -504,8 +505,9 @@ async function workerPath(sab: SharedArrayBuffer, fail: (m: string) => void): Pr
       receiver.onPacket(canary, bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
     },
     async finish() {
-      const fz = takePeerStats(fuzz, 1, true);
-      const cn = takePeerStats(canary, 1, true);
+      const output = new OutputClock();
+      const fz = takePeerStats(fuzz, 1, true, output);
+      const cn = takePeerStats(canary, 1, true, output);
       if (fz.rejected !== Object.values(fz.rejectedBy).reduce((a, b) => a + b, 0)) fail(`rejected ${fz.rejected} ≠ sum of rejectedBy ${JSON.stringify(fz.rejectedBy)}`);
       if (fz.channelState !== 'open' || cn.channelState !== 'open') fail('a fake channel was closed by the receiver');
       const slotStates: number[] = [];

@@ -1,0 +1,135 @@
+// The clock drift shown to people (workers/shown-drift.ts) against a simulated sender and receiver
+// with what the bench rig showed (docs/BENCHMARKS.md): capture buffers of 8 quanta stamped from
+// the device clock but delivered in a sawtooth (early by up to 22 ms, one late every 22 s), an
+// output that gains ~12 ms on the wall clock in the first tens of seconds and, once, loses 35 ms
+// for good, read by the page four times a second (±1 ms), and a render position that moves in
+// bursts of 4 quanta. The playout rate's long estimate (drift-estimator.ts) reads the same feed,
+// to show why the figure is measured differently.
+
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { DriftEstimator, LONG_WINDOW } from '../../workers/drift-estimator.ts';
+import { MIN_SECONDS, OutputClock, SKIP_SECONDS, ShownDrift } from '../../workers/shown-drift.ts';
+import { mulberry32 } from './prng.ts';
+
+const RATE = 48_000;
+const BUFFER = 1024; // frames per capture buffer: 8 quanta
+
+interface Sim {
+  seconds: number;
+  /** The sender's sample clock and our render clock against the wall clock, ppm. */
+  senderPpm: number;
+  renderPpm: number;
+  sawtooth: boolean;
+  /** What the output gains on the wall clock at the start (ms, time constant 10 s); default 12. */
+  startGainMs?: number;
+  /** The render position loses 35 ms at this second (for good). */
+  stepAt?: number;
+  /** The sender's first capture stamp on the wire (u32 µs): near 2^32 to cross the wrap. */
+  stampStartUs?: number;
+  /** Sequence of the first quantum (u32): near 2^32 to cross the wrap. */
+  seqStart?: number;
+  /** Once per second of wall time, with the estimators. */
+  each: (second: number, shown: ShownDrift, output: OutputClock, long: DriftEstimator) => void;
+}
+
+/** True drift of the sender's samples against our render: (1 + a) / (1 + c) − 1. */
+const truth = (s: Pick<Sim, 'senderPpm' | 'renderPpm'>) => ((1 + s.senderPpm * 1e-6) / (1 + s.renderPpm * 1e-6) - 1) * 1e6;
+
+function simulate(s: Sim): void {
+  const rng = mulberry32(7);
+  const shown = new ShownDrift();
+  const output = new OutputClock();
+  const long = new DriftEstimator(LONG_WINDOW);
+  const a = s.senderPpm * 1e-6;
+  const c = s.renderPpm * 1e-6;
+  /** Our output's clock at wall time t (s), ms: its rate, the start-up gain, the step. */
+  const outputMs = (t: number) => {
+    let ms = t * 1000 * (1 + c) + (s.startGainMs ?? 12) * (1 - Math.exp(-t / 10));
+    if (s.stepAt !== undefined && t >= s.stepAt) ms -= 35;
+    return ms;
+  };
+  /** Quanta rendered by wall time t: the output clock in bursts of 4 quanta. */
+  const rendered = (t: number) => Math.floor((outputMs(t) * RATE) / 128_000 / 4) * 4;
+  let nextSecond = 1;
+  let nextReading = 0.1;
+  for (let k = 0; ; k++) {
+    const captured = (k * BUFFER) / (RATE * (1 + a)); // wall time of the buffer's first frame
+    if (captured > s.seconds) break;
+    const stampUs = Math.round(captured * 1e6 + (rng() - 0.5) * 600) + (s.stampStartUs ?? 0);
+    const phase = captured % 22;
+    const early = s.sawtooth ? (phase / 22) * 0.022 : 0; // 1 ms/s earlier, then one 22 ms late
+    const arrived = captured + BUFFER / RATE + 0.022 - early + 0.0002;
+    for (; nextReading <= arrived; nextReading += 0.25) output.add((outputMs(nextReading) + (rng() - 0.5) * 2) / 1000, nextReading * 1000);
+    const q = rendered(arrived);
+    for (let i = 0; i < BUFFER / 128; i++) {
+      const seq = ((s.seqStart ?? 0) + k * 8 + i) >>> 0;
+      const captureUs = (stampUs + Math.round((i * 128 * 1e6) / RATE)) >>> 0;
+      shown.add(seq, captureUs, arrived * 1000);
+      long.add(seq, q);
+    }
+    while (arrived >= nextSecond) s.each(nextSecond++, shown, output, long);
+  }
+}
+
+describe('the clock drift shown (shown-drift.ts)', () => {
+  test(`nothing for the first ${SKIP_SECONDS + MIN_SECONDS} s, then within 30 ppm through the sawtooth, the start-up gain and a 35 ms step; the rate's long estimate is hundreds off`, () => {
+    for (const [senderPpm, renderPpm] of [[24, 110], [24, 255], [-500, 300], [1000, 0]] as const) {
+      const want = truth({ senderPpm, renderPpm });
+      const errors: number[] = [];
+      let longAt90 = NaN;
+      simulate({
+        seconds: 300, senderPpm, renderPpm, sawtooth: true, stepAt: 31,
+        each: (second, shown, output, long) => {
+          const got = shown.shown(output);
+          if (second < SKIP_SECONDS + MIN_SECONDS) assert.equal(got.ppm, null, `${senderPpm}/${renderPpm} ppm: a figure at ${second} s`);
+          else if (second > SKIP_SECONDS + MIN_SECONDS) errors.push(got.ppm! - want);
+          if (second === 90) longAt90 = (long.estimate()! * 1e6) - want;
+        },
+      });
+      const worst = Math.max(...errors.map(Math.abs));
+      assert.ok(worst <= 30, `${senderPpm}/${renderPpm} ppm (true ${want.toFixed(1)}): shown off by up to ${worst} ppm`);
+      assert.ok(Math.abs(longAt90) > 100, `${senderPpm}/${renderPpm} ppm: the long estimate at 90 s is off by only ${longAt90.toFixed(0)} ppm`);
+    }
+  });
+
+  test('without sawtooth, start-up gain or step it reads within 5 ppm from the first figure on', () => {
+    const want = truth({ senderPpm: 80, renderPpm: -40 });
+    simulate({
+      seconds: 200, senderPpm: 80, renderPpm: -40, sawtooth: false, startGainMs: 0,
+      each: (second, shown, output) => {
+        if (second > SKIP_SECONDS + MIN_SECONDS) assert.ok(Math.abs(shown.shown(output).ppm! - want) <= 5, `${shown.shown(output).ppm} ppm at ${second} s, true ${want}`);
+      },
+    });
+  });
+
+  test('the capture stamp and the sequence wrap (2^32 µs, 2^32 quanta) without a jump in the figure', () => {
+    const want = truth({ senderPpm: 50, renderPpm: 150 });
+    simulate({
+      seconds: 200, senderPpm: 50, renderPpm: 150, sawtooth: true,
+      stampStartUs: 2 ** 32 - 100e6, // wraps 100 s in
+      seqStart: 2 ** 32 - 375 * 120, // wraps 120 s in
+      each: (second, shown, output) => {
+        if (second > SKIP_SECONDS + MIN_SECONDS) assert.ok(Math.abs(shown.shown(output).ppm! - want) <= 30, `${shown.shown(output).ppm} ppm at ${second} s, true ${want}`);
+      },
+    });
+  });
+
+  test('after a resync the last figure stands until the new fit has its minute', () => {
+    const d = new ShownDrift();
+    const output = new OutputClock();
+    const feed = (seq0: number, fromMs: number, seconds: number) => {
+      for (let i = 0; i < 375 * seconds; i++) {
+        const ms = fromMs + (i * 128_000) / RATE;
+        d.add((seq0 + i) >>> 0, Math.round(ms * 1000 * (1 - 100e-6)) >>> 0, ms);
+        if (i % 94 === 0) output.add(ms / 1000 + 1, ms);
+      }
+    };
+    feed(0, 0, 80);
+    const before = d.shown(output);
+    assert.ok(before.ppm !== null && Math.abs(before.ppm - 100) <= 5, JSON.stringify(before));
+    d.reset();
+    feed(1_000_000, 80_000, 30);
+    assert.deepEqual(d.shown(output).ppm, before.ppm);
+  });
+});
