@@ -22,6 +22,16 @@
 //   need also covers the second-largest of the per-second largest dips of the last ~90 s (two
 //   separate seconds must have seen it, so one outage does not hold the depth up for 90 s), and
 //   trimAbove() tells the worklet to leave a step up that size to the rate.
+// - Slow lateness: on that rig the low point's step down is the arrivals' lag (arrival time minus
+//   capture stamp) stepping up, after ~22 s of it shrinking by ~1 ms/s. Holding the low point at
+//   the target through the ramp makes the rate follow it (the sound plays ~1 ms/s earlier, then
+//   the refill after the step moves it ~21 ms later again): the mouth-to-ear delay wanders by the
+//   whole step, and on average sits half of it above what the step requires. So, at the automatic
+//   depth, while the arrivals come later than at their earliest of the last ~90 s
+//   (workers/arrival-lag.ts, half-second means, so network jitter averages out), the level held
+//   may sit that much below the target (less RELIEF_MARGIN), up to the recurring dip (relief()): the step has already
+//   happened and is not refilled, and the ramp fills the buffer back at the rate of the clocks.
+//   The delay from capture to playout then holds still at what the step needs.
 // - Like SonoBus's auto mode, grow at once on a glitch (a late frame or an underrun) and shrink
 //   only after 30 s without one (longer than the ~22 s between such steps), one quantum per 2 s.
 // - Start-up: after the first ~2 s of a stream without a glitch the target jumps to what that
@@ -30,12 +40,13 @@
 //   default one quantum per 2 s.
 // - Rate: the measured clock ratio (workers/drift-estimator.ts; over ~22 s, then over ~4 min once
 //   that has 60 s) fed forward, plus a proportional
-//   term that holds the median low point of the last half second at the target and moves the
+//   term that holds the median low point of the last half second at the target (less the relief) and moves the
 //   buffer to a new depth by playing up to 0.5 % faster or slower, never by skipping or holding.
 //   (An integral term would settle at the ratio too, but it also winds up on every depth change,
 //   and what it then reports as drift is the controller's own transient.)
 
 import { MAX_DEPTH, MAX_RATE_DEVIATION, MIN_DEPTH, TRIM_EXCESS, clampDepth } from '../src/shared/constants.ts';
+import { ArrivalLag } from './arrival-lag.ts';
 import { DriftEstimator, LONG_WINDOW } from './drift-estimator.ts';
 import { RecurringDips } from './recurring-dips.ts';
 
@@ -52,6 +63,12 @@ const SHRINK_STEP_MS = 2_000;
 const GROW_STEP_MS = 500;
 /** Most one glitch may grow the depth at once (one long device period): one outage is not a rhythm. */
 const GLITCH_GROWTH = 8;
+/**
+ * Quanta of the lag's excess not given as relief: half-second means lag a step by up to a slot,
+ * and the stamps carry ±2 ms; in simulation (bench/device-rhythm.ts) no relief margin left an
+ * underrun a minute in 6 of 8 seeds, 0.5 or 1 none in 300 s.
+ */
+const RELIEF_MARGIN = 1;
 /** Rate per quantum of depth error (1 quantum off → 0.1 % → corrected in ~3 s). */
 const KP = 0.001;
 /** Depth error (quanta) treated as zero. */
@@ -93,6 +110,8 @@ export class DepthController {
   private next = 0;
   /** Dips that come back (the devices' rhythm, see the header). */
   private readonly recurringDips = new RecurringDips();
+  /** Arrival lag against capture stamps (see "Slow lateness" in the header). */
+  private readonly lag = new ArrivalLag();
   private lastGlitchMs = -Infinity;
   private lastShrinkMs = -Infinity;
   private lastGrowMs = -Infinity;
@@ -157,6 +176,20 @@ export class DepthController {
     this.longClocks.add(seq, renderedQuanta);
   }
 
+  /** A data packet's lag: its arrival time minus its capture stamp, quanta (wall clocks; any offset cancels). */
+  onLag(quanta: number): void {
+    this.lag.add(quanta);
+  }
+
+  /**
+   * How far below the target the held level may sit now (quanta): how much later than at their
+   * earliest in ~90 s the arrivals come, up to the dip that recurs; 0 at a manual depth.
+   */
+  relief(): number {
+    if (!this.adaptive) return 0;
+    return Math.max(0, Math.min(this.recurring(), this.lag.excess()) - RELIEF_MARGIN);
+  }
+
   /**
    * Forget the history (a resync starts a new timeline; what led to it is an outage, not the
    * devices' rhythm, so the recurring-dip memory goes too). The drift estimate is kept: same clocks.
@@ -164,6 +197,7 @@ export class DepthController {
   reset(): void {
     this.count = 0;
     this.recurringDips.clear();
+    this.lag.clear();
     this.next = 0;
     this.average = NaN;
     this.clocks.reset();
@@ -215,6 +249,7 @@ export class DepthController {
 
   /** About every 100 ms, with the peer's total late + underrun count. */
   update(nowMs: number, glitches: number): void {
+    this.lag.tick(nowMs);
     if (this.lastGlitches < 0) this.lastGlitchMs = nowMs; // no shrinking in the first 30 s either
     const newGlitches = this.lastGlitches >= 0 && glitches > this.lastGlitches;
     // The dip behind a glitch: the low point stops at zero when the buffer runs dry (play waits),
@@ -257,7 +292,7 @@ export class DepthController {
     }
     // The low point moves in whole-quantum steps as the two clocks' phases slip past each other;
     // a half-quantum dead band keeps the rate from chasing those steps.
-    const raw = this.quantile(this.lows, Math.min(this.count, RECENT), 0.5) - this.target;
+    const raw = this.quantile(this.lows, Math.min(this.count, RECENT), 0.5) - (this.target - this.relief());
     const error = raw > DEAD_BAND ? raw - DEAD_BAND : raw < -DEAD_BAND ? raw + DEAD_BAND : 0;
     this.rate = Math.max(1 - MAX_RATE_DEVIATION, Math.min(1 + MAX_RATE_DEVIATION, 1 + KP * error + this.drift));
   }

@@ -72,13 +72,14 @@ export class Receiver {
         peer.controller.reset();
         peer.drift.reset();
       }
+      const transitUs = (nowUs() - h.captureTimeUs) | 0; // both clocks are wall clocks; wraps at 2^32 µs
       if (arrival === Arrival.ON_TIME || arrival === Arrival.RESYNC || arrival === Arrival.LATE) {
         const rendered = Atomics.load(this.play.i32, PLAY_I32.QUANTA);
         peer.controller.onArrival(h.sequence, rendered);
         peer.drift.add(h.sequence, h.captureTimeUs, arrivalMs);
+        peer.controller.onLag(transitUs / 1000 / QUANTUM_MS);
       }
       if (arrival === Arrival.ON_TIME || arrival === Arrival.RESYNC) {
-        const transitUs = (nowUs() - h.captureTimeUs) | 0; // both clocks are wall clocks; wraps at 2^32 µs
         const margin = peer.writer.lastMarginFrames / QUANTUM_FRAMES;
         peer.latency.add(transitUs / 1000 + margin * QUANTUM_MS);
         peer.ifdv.add(h.sequence, arrivalMs, h.captureTimeUs / 1000);

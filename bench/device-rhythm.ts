@@ -1,0 +1,157 @@
+// `npx tsx bench/device-rhythm.ts`: the playout path (the real JitterWriter, Mixer and
+// DepthController on a virtual clock) against the device rhythm measured on the bench rig
+// (docs/BENCHMARKS.md, "Where the underruns come from"): the sender's capture arrives in
+// 1024-frame buffers (8 quanta at once every 21.3 ms) whose delivery runs ~1000 ppm early for
+// ~21 s, then one comes 21.3 ms late with the next; the capture stamps stay regular (±2 ms); our
+// output renders 4 quanta at a time on a clock 150 ppm off the wall clock. Printed per run: the
+// glitches and the delay from capture stamp to playout (what a listener's mouth-to-ear delay
+// follows) over the last minute, with the controller fed the packets' lag (as the network worker
+// does) and without it (the controller before the "Slow lateness" rule). Exported for
+// tests/unit/device-rhythm.test.ts.
+
+import { fileURLToPath } from 'node:url';
+import { QUANTUM_FRAMES, QUANTUM_MS, QUANTUM_SAMPLES } from '../src/shared/constants.ts';
+import { PEER_I32, PLAY_I32, PlaybackViews, createPlaybackMemory } from '../src/shared/memory-layout.ts';
+import { HEADER, MAX_PACKET_BYTES, Reject, decodeHeader, encodePacket, newHeader } from '../src/shared/wire.ts';
+import { DepthController } from '../workers/depth-controller.ts';
+import { JitterWriter } from '../workers/jitter-writer.ts';
+import { Mixer } from '../worklets/mixer.ts';
+import { mulberry32 } from '../tests/unit/prng.ts';
+
+export interface RhythmOptions {
+  seconds: number;
+  seed: number;
+  /** Feed the controller each packet's lag (arrival − capture stamp). */
+  lag: boolean;
+  /** Depth at the join, and automatic or manual. */
+  depth: number;
+  adaptive: boolean;
+  /** Period of the delivery sawtooth, s (0: no sawtooth, regular buffers). */
+  sawSeconds: number;
+  /** Random extra delay per capture buffer, ms (network and scheduling). */
+  jitterMs: number;
+}
+
+export interface RhythmResult {
+  underruns: number;
+  late: number;
+  trimmed: number;
+  /** Capture stamp → playout over the last 60 s, ms: mean, lowest, highest. */
+  delayMean: number;
+  delayMin: number;
+  delayMax: number;
+  target: number;
+  relief: number;
+}
+
+const BUFFER_QUANTA = 8;
+const RENDER_BURST = 4;
+/** Base delivery delay after a buffer's last frame is captured, ms. */
+const BASE_MS = 1;
+
+export function simulateRhythm(o: RhythmOptions): RhythmResult {
+  const v = new PlaybackViews(createPlaybackMemory());
+  const mixer = new Mixer(v);
+  const ctl = new DepthController(o.depth, o.adaptive);
+  const w = new JitterWriter(v, 0, ctl.target);
+  const rng = mulberry32(o.seed);
+  const src = new Float32Array(QUANTUM_SAMPLES);
+  for (let i = 0; i < QUANTUM_SAMPLES; i++) src[i] = 0.25 * Math.sin(i / 7);
+  const bytes = new Uint8Array(MAX_PACKET_BYTES);
+  const view = new DataView(bytes.buffer);
+  const len = encodePacket(bytes, view, src, 2, 3, 0, 0);
+  const pv = new DataView(bytes.buffer, 0, len);
+  const h = newHeader();
+  const outL = new Float32Array(QUANTUM_FRAMES);
+  const outR = new Float32Array(QUANTUM_FRAMES);
+  const bufferMs = BUFFER_QUANTA * QUANTUM_MS;
+  const outRatio = 1 + 150e-6;
+  const endMs = o.seconds * 1000;
+  const tailMs = endMs - 60_000;
+  let buffer = 0;
+  let nextDelivery = NaN;
+  let stampNoise = 0;
+  let rendered = 0;
+  let nextControlMs = 0;
+  let sum = 0;
+  let n = 0;
+  let min = Infinity;
+  let max = -Infinity;
+  let base = { underruns: 0, late: 0, trimmed: 0 };
+  // Step through wall time in 0.25 ms ticks: deliveries, renders and control happen in order.
+  for (let ms = 0; ms < endMs; ms += 0.25) {
+    // Sender: buffer b holds sequences 8b…8b+7, its last frame captured at (b + 1) × 21.3 ms.
+    for (;;) {
+      if (Number.isNaN(nextDelivery)) {
+        const captured = (buffer + 1) * bufferMs;
+        const early = o.sawSeconds > 0 ? ((captured / 1000) % o.sawSeconds) * 1 : 0; // 1000 ppm: 1 ms per s
+        nextDelivery = captured + BASE_MS - early + o.jitterMs * rng();
+        stampNoise = (rng() - 0.5) * 4;
+      }
+      if (nextDelivery > ms) break;
+      for (let k = 0; k < BUFFER_QUANTA; k++) {
+        const seq = buffer * BUFFER_QUANTA + k;
+        view.setUint32(HEADER.SEQUENCE, seq >>> 0, true);
+        if (decodeHeader(pv, h) !== Reject.OK) throw new Error('packet rejected');
+        w.accept(h, pv);
+        ctl.onArrival(h.sequence, Atomics.load(v.i32, PLAY_I32.QUANTA));
+        const stampMs = seq * QUANTUM_MS + stampNoise;
+        if (o.lag) ctl.onLag((ms - stampMs) / QUANTUM_MS);
+      }
+      buffer++;
+      nextDelivery = NaN;
+    }
+    // Our output: 4 quanta at once whenever its clock has them due.
+    const due = Math.floor((ms * outRatio) / QUANTUM_MS / RENDER_BURST) * RENDER_BURST;
+    while (rendered < due) {
+      mixer.render(outL, outR);
+      rendered++;
+      if (ms >= tailMs) {
+        // The frame just played and the wall time it is heard (the burst's quanta play one after another).
+        const playedSeq = Atomics.load(v.i32, v.peerI32(0, PEER_I32.PLAY_POS)) / QUANTUM_FRAMES;
+        const heardMs = ms + (rendered - due + RENDER_BURST) * QUANTUM_MS;
+        const d = heardMs - playedSeq * QUANTUM_MS;
+        sum += d;
+        n++;
+        if (d < min) min = d;
+        if (d > max) max = d;
+      }
+    }
+    if (ms >= nextControlMs) {
+      nextControlMs += 100;
+      for (let low = w.nextFillWindow(); low !== null; low = w.nextFillWindow()) ctl.onWindow(low / QUANTUM_FRAMES, w.windowTrimmed);
+      ctl.update(ms, w.counters.late + w.playCounter(PEER_I32.UNDERRUNS));
+      if (ctl.target !== w.depthTarget) w.setDepth(ctl.target);
+      w.setTrimAbove(ctl.trimAbove());
+      w.setRate(ctl.rate);
+      if (ms < tailMs) base = { underruns: w.playCounter(PEER_I32.UNDERRUNS), late: w.counters.late, trimmed: w.playCounter(PEER_I32.TRIMMED) };
+    }
+  }
+  return {
+    underruns: w.playCounter(PEER_I32.UNDERRUNS) - base.underruns,
+    late: w.counters.late - base.late,
+    trimmed: w.playCounter(PEER_I32.TRIMMED) - base.trimmed,
+    delayMean: sum / n,
+    delayMin: min,
+    delayMax: max,
+    target: ctl.target,
+    relief: ctl.relief(),
+  };
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const rows = [];
+  for (const sc of [
+    { name: 'rig rhythm, automatic', sawSeconds: 21.3, jitterMs: 0.5, adaptive: true, depth: 8 },
+    { name: 'rig rhythm + 3 ms jitter, automatic', sawSeconds: 21.3, jitterMs: 3, adaptive: true, depth: 8 },
+    { name: 'regular buffers, automatic', sawSeconds: 0, jitterMs: 0.5, adaptive: true, depth: 8 },
+  ]) {
+    for (const lag of [false, true]) {
+      const r = simulateRhythm({ seconds: 180, seed: 1, lag, ...sc });
+      const f = (x: number) => Math.round(x * 10) / 10;
+      rows.push({ scenario: sc.name, 'lag fed': lag, underruns: r.underruns, late: r.late, trimmed: r.trimmed, 'delay mean ms': f(r.delayMean), 'delay min–max ms': `${f(r.delayMin)}–${f(r.delayMax)}`, target: r.target, relief: f(r.relief) });
+    }
+  }
+  console.log('Playout against the rig\'s device rhythm (180 s simulated; figures over the last 60 s):');
+  console.table(rows);
+}
