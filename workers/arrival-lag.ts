@@ -1,8 +1,11 @@
 // The depth controller's memory of how late audio arrives against its capture stamps
 // (workers/depth-controller.ts, "Slow lateness"): the mean lag (arrival time − capture stamp,
-// quanta) of each half second over the last ~90 s. A stream whose arrivals drift slowly later and
-// earlier (a sound server's period rhythm) shows here as a slow wave; fast network jitter averages
-// out within a half second. Preallocated; the network worker feeds it per packet and per update.
+// quanta) of each half second over the last ~90 s, and of the last ~200 ms. A stream whose
+// arrivals drift slowly later and earlier (a sound server's period rhythm) shows here as a slow
+// wave; fast network jitter averages out within a half second. The recent mean is short so that
+// a step is seen as fast as the buffer's low point shows it (the rate's median of ~0.5 s): seen
+// half a second late, the rate refilled each step and drained it again (on the rig ±1500 ppm
+// after every step). Preallocated; the network worker feeds it per packet and per update.
 
 /** Half-second slots, ~90 s (the recurring-dip memory's span). */
 const SLOT_MS = 500;
@@ -15,15 +18,29 @@ export class ArrivalLag {
   private sum = 0;
   private count = 0;
   private slotStart = NaN;
+  /** The update interval in progress and the one before it (the recent mean). */
+  private tickSum = 0;
+  private tickCount = 0;
+  private prevSum = 0;
+  private prevCount = 0;
+  private recent = NaN;
 
   /** One packet's lag: its arrival time minus its capture stamp, quanta (any constant offset between the two clocks cancels below). */
   add(quanta: number): void {
     this.sum += quanta;
     this.count++;
+    this.tickSum += quanta;
+    this.tickCount++;
   }
 
-  /** At each controller update: closes a slot every SLOT_MS (a slot with no packet is left out). */
+  /** At each controller update (~100 ms): the recent mean, and a slot closed every SLOT_MS (a slot with no packet is left out). */
   tick(nowMs: number): void {
+    const n = this.tickCount + this.prevCount;
+    if (n > 0) this.recent = (this.tickSum + this.prevSum) / n;
+    this.prevSum = this.tickSum;
+    this.prevCount = this.tickCount;
+    this.tickSum = 0;
+    this.tickCount = 0;
     if (Number.isNaN(this.slotStart)) this.slotStart = nowMs;
     if (nowMs - this.slotStart < SLOT_MS) return;
     this.slotStart = nowMs;
@@ -35,12 +52,12 @@ export class ArrivalLag {
     this.count = 0;
   }
 
-  /** How much later arrivals come now (the last half second) than at their earliest in the memory, quanta; 0 until 2 slots. */
+  /** How much later arrivals come now (the last ~200 ms) than at their earliest half second in the memory, quanta; 0 until 2 slots. */
   excess(): number {
-    if (this.filled < 2) return 0;
+    if (this.filled < 2 || Number.isNaN(this.recent)) return 0;
     let min = Infinity;
     for (let i = 0; i < this.filled; i++) if (this.means[i]! < min) min = this.means[i]!;
-    return this.means[(this.next - 1 + SLOTS) % SLOTS]! - min;
+    return Math.max(0, this.recent - min);
   }
 
   /** Forget everything (a resync: a new timeline, maybe a new sender clock). */
@@ -50,5 +67,7 @@ export class ArrivalLag {
     this.sum = 0;
     this.count = 0;
     this.slotStart = NaN;
+    this.tickSum = this.tickCount = this.prevSum = this.prevCount = 0;
+    this.recent = NaN;
   }
 }

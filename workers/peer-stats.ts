@@ -43,7 +43,7 @@ export function takePeerStats(p: RemotePeer, seconds: number, stereoSender: bool
     underruns: w.playCounter(PEER_I32.UNDERRUNS),
     trimmed: w.playCounter(PEER_I32.TRIMMED),
     depth: p.controller.target,
-    fill: { avg: round2(fill.avg), min: round2(fill.min), held: round2(p.controller.held()), target: p.controller.target },
+    fill: { avg: round2(fill.avg), min: round2(fill.min), held: round2(p.controller.held()), target: p.controller.target, relief: round2(p.controller.relief()) },
     percent: { late: pct(c.late), lost: pct(lost), duplicates: pct(c.duplicates), rejected: pct(p.rejected) },
     rttMs: p.rttMs,
     ifdvMs: p.ifdv.summary(),

@@ -88,7 +88,7 @@ function countPct(n: number, pct: number): string {
 /** The table rows, label → formatted value. */
 function rows(s: PeerStats, kbpsOut: number | undefined): [string, string][] {
   return [
-    ['Buffer fill', `held ${s.fill.held.toFixed(1)} · avg ${s.fill.avg.toFixed(1)} · min ${s.fill.min.toFixed(1)} · target ${s.fill.target} quanta (${ms(s.fill.target * QUANTUM_MS)})`],
+    ['Buffer fill', `held ${s.fill.held.toFixed(1)} · avg ${s.fill.avg.toFixed(1)} · min ${s.fill.min.toFixed(1)} · target ${s.fill.target} quanta (${ms(s.fill.target * QUANTUM_MS)})${s.fill.relief > 0 ? ` · ${s.fill.relief.toFixed(1)} below it while their audio arrives late` : ''}`],
     ['Received', `${s.received} (${s.framesPerSecond} frames/s)`],
     ['Late', countPct(s.late, s.percent.late)],
     ['Lost', countPct(s.lost, s.percent.lost)],

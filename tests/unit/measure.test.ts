@@ -49,7 +49,7 @@ function peer(over: Partial<PeerStats>): PeerStats {
   return {
     peerId: 'p', slot: 0, channelState: 'open', received: 0, late: 0, lost: 0, duplicates: 0, rejected: 0, rejectedBy: {},
     resyncs: 0, stale: 0, played: 0, missed: 0, concealed: 0, recovered: 0, underruns: 0, trimmed: 0, depth: 2,
-    fill: { avg: 2, min: 1, held: 2, target: 2 }, percent: { late: 0, lost: 0, duplicates: 0, rejected: 0 }, rttMs: 5,
+    fill: { avg: 2, min: 1, held: 2, target: 2, relief: 0 }, percent: { late: 0, lost: 0, duplicates: 0, rejected: 0 }, rttMs: 5,
     ifdvMs: null, kbpsIn: 0, driftPpm: 0, driftSeconds: 60, rate: 1, bufferedAmount: 0, sendDropped: 0, sendRedundancy: 1, sendMono: false, loopbackRttMs: null, latencyMs: null, framesPerSecond: 375,
     ...over,
   };
@@ -65,7 +65,7 @@ describe('qualityInput()', () => {
     // 12 samples: the first two (outside the window) hold a big RTT and most of the session's losses.
     const h: PeerStats[] = [];
     for (let i = 0; i < 12; i++) {
-      h.push(peer({ rttMs: i < 2 ? 100 : i % 2 ? 6 : 4, received: 375 * i, lost: i < 2 ? 50 * i : 50 + (i - 1), late: 0, percent: { late: 0, lost: 99, duplicates: 0, rejected: 0 }, fill: { avg: 3, min: 2, held: 3, target: 3 } }));
+      h.push(peer({ rttMs: i < 2 ? 100 : i % 2 ? 6 : 4, received: 375 * i, lost: i < 2 ? 50 * i : 50 + (i - 1), late: 0, percent: { late: 0, lost: 99, duplicates: 0, rejected: 0 }, fill: { avg: 3, min: 2, held: 3, target: 3, relief: 0 } }));
     }
     const q = qualityInput(h)!;
     assert.equal(q.rttAvgMs, 5);
@@ -85,7 +85,7 @@ describe('qualityInput()', () => {
 
   test('underruns and trims in the window lower the label like lost frames', () => {
     const h: PeerStats[] = [];
-    for (let i = 0; i < 10; i++) h.push(peer({ rttMs: 4, received: 375 * i, late: 0, lost: 0, underruns: 4 * i, trimmed: 2 * i, fill: { avg: 2, min: 1, held: 2, target: 2 } }));
+    for (let i = 0; i < 10; i++) h.push(peer({ rttMs: 4, received: 375 * i, late: 0, lost: 0, underruns: 4 * i, trimmed: 2 * i, fill: { avg: 2, min: 1, held: 2, target: 2, relief: 0 } }));
     const q = qualityInput(h)!;
     assert.ok(Math.abs(q.dropPercent - (100 * 54) / 3375) < 1e-9, String(q.dropPercent));
     assert.equal(quality(q).label, 'Fair', 'no frame late or lost, but 1.6 % of quanta glitched');
