@@ -213,7 +213,16 @@ async function turnScenario(imp: TurnImpairment): Promise<void> {
     // (SCTP's window collapsing), and one burst inside that second moved a 10 s window's missed %
     // by 1.1 (41 frames) in a clean-clone run. Over 30 s the same second weighs a third as much.
     const windowMs = imp.dropPercent > 0 ? 3 * WINDOW_MS : WINDOW_MS;
-    await a.page.waitForTimeout(windowMs);
+    // Each sender's congestion drops, read once a second: congestion drops every second, while a
+    // stall of this 2-core machine (both browsers, coturn and the relay) drops one burst.
+    const dropsPerSecond: [number[], number[]] = [[], []];
+    let last = s0.map((s) => s.sendDropped);
+    for (let t = 0; t < windowMs; t += 1000) {
+      await a.page.waitForTimeout(1000);
+      const now = [(await onlyPeer(a.page)).sendDropped, (await onlyPeer(b.page)).sendDropped];
+      for (let i = 0; i < 2; i++) dropsPerSecond[i]!.push(now[i]! - last[i]!);
+      last = now;
+    }
     const s1 = [await onlyPeer(a.page), await onlyPeer(b.page)];
     const p1 = [await audioPair(a.page), await audioPair(b.page)];
     const r1 = await relay.snapshot();
@@ -246,9 +255,17 @@ async function turnScenario(imp: TurnImpairment): Promise<void> {
       expect(d.resyncs, `${who}: no buffer resets`).toBe(0);
       if (d.missed > 0) expect(d.concealed, `${who}: missed frames are concealed`).toBeGreaterThan(0);
       if (imp.dropPercent > 0) expect(sender.sendRedundancy, `${who}'s sender stepped the congested link down`).toBe(0);
-      // Clean: no congestion. (A stall of a busy test machine's own network thread can drop one
-      // burst at the sender; a congested link drops every second, far more than 0.5 %.)
-      else expect(senderDropped, `${who}'s sender dropped (next to) nothing on the clean path`).toBeLessThanOrEqual(FRAMES_PER_SECOND * (windowMs / 1000) * 0.005);
+      // Clean: no congestion. A congested link drops every second; a stall of the busy test
+      // machine drops one burst, once (a clean-clone run: 16 and 21 frames at both senders at
+      // once, relay and coturn clean; 0 in the 5 runs repeated after it and in the 10 before). So
+      // at most one burst: drops in at most two adjacent seconds of the 1 Hz stats (one burst can
+      // straddle two), and nothing beyond 0.5 % outside them.
+      else {
+        const seconds = dropsPerSecond[1 - i]!;
+        const withDrops = seconds.flatMap((n, k) => (n > 0 ? [k] : []));
+        console.log(`${who}'s sender, drops per second over the window: ${seconds.join(' ')}`);
+        expect(withDrops.length === 0 || withDrops[withDrops.length - 1]! - withDrops[0]! <= 1, `${who}'s sender dropped in one burst at most on the clean path (per second: ${seconds.join(' ')})`).toBe(true);
+      }
       expect(Math.abs(missedPercent - appliedPercent), `${who}'s missed % ${missedPercent.toFixed(2)} vs applied ${appliedPercent.toFixed(2)} %`).toBeLessThanOrEqual(tol);
       // (Unlike the namespace link, where SCTP's one retransmission of a dropped chunk is in time,
       // here it is not: measured late 0, the dropped frames all count lost.)
