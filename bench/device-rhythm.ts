@@ -10,9 +10,10 @@
 // tests/unit/device-rhythm.test.ts.
 
 import { fileURLToPath } from 'node:url';
-import { QUANTUM_FRAMES, QUANTUM_MS, QUANTUM_SAMPLES } from '../src/shared/constants.ts';
+import { QUANTUM_FRAMES, QUANTUM_MS } from '../src/shared/constants.ts';
 import { PEER_I32, PLAY_I32, PlaybackViews, createPlaybackMemory } from '../src/shared/memory-layout.ts';
-import { HEADER, MAX_PACKET_BYTES, Reject, decodeHeader, encodePacket, newHeader } from '../src/shared/wire.ts';
+import { HEADER, Reject, decodeHeader } from '../src/shared/wire.ts';
+import { preEncodedPacket } from './quality.ts';
 import { DepthController } from '../workers/depth-controller.ts';
 import { JitterWriter } from '../workers/jitter-writer.ts';
 import { Mixer } from '../worklets/mixer.ts';
@@ -55,13 +56,7 @@ export function simulateRhythm(o: RhythmOptions): RhythmResult {
   const ctl = new DepthController(o.depth, o.adaptive);
   const w = new JitterWriter(v, 0, ctl.target);
   const rng = mulberry32(o.seed);
-  const src = new Float32Array(QUANTUM_SAMPLES);
-  for (let i = 0; i < QUANTUM_SAMPLES; i++) src[i] = 0.25 * Math.sin(i / 7);
-  const bytes = new Uint8Array(MAX_PACKET_BYTES);
-  const view = new DataView(bytes.buffer);
-  const len = encodePacket(bytes, view, src, 2, 3, 0, 0);
-  const pv = new DataView(bytes.buffer, 0, len);
-  const h = newHeader();
+  const { view, pv, h } = preEncodedPacket();
   const outL = new Float32Array(QUANTUM_FRAMES);
   const outR = new Float32Array(QUANTUM_FRAMES);
   const bufferMs = BUFFER_QUANTA * QUANTUM_MS;

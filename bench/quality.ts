@@ -346,6 +346,19 @@ export interface DriftResult {
   speed: number;
 }
 
+/**
+ * One pre-encoded stereo packet (a non-silent quantum) for the playout simulations: only the
+ * sequence changes per send (`view.setUint32(HEADER.SEQUENCE, …)`), then `decodeHeader(pv, h)`.
+ */
+export function preEncodedPacket(): { view: DataView; pv: DataView; h: ReturnType<typeof newHeader> } {
+  const src = new Float32Array(QUANTUM_SAMPLES);
+  for (let i = 0; i < QUANTUM_SAMPLES; i++) src[i] = 0.25 * Math.sin(i / 7);
+  const bytes = new Uint8Array(MAX_PACKET_BYTES);
+  const view = new DataView(bytes.buffer);
+  const len = encodePacket(bytes, view, src, 2, 3, 0, 0);
+  return { view, pv: new DataView(bytes.buffer, 0, len), h: newHeader() };
+}
+
 export function simulateDrift(o: DriftOptions): DriftResult {
   const started = performance.now();
   const v = new PlaybackViews(createPlaybackMemory());
@@ -356,14 +369,7 @@ export function simulateDrift(o: DriftOptions): DriftResult {
   const jitter = o.jitter ?? 0.5;
   const settle = o.settleSeconds ?? 30;
   const ratio = 1 + o.ppm * 1e-6;
-  // One pre-encoded packet (a non-silent quantum); only the sequence changes per send.
-  const src = new Float32Array(QUANTUM_SAMPLES);
-  for (let i = 0; i < QUANTUM_SAMPLES; i++) src[i] = 0.25 * Math.sin(i / 7);
-  const bytes = new Uint8Array(MAX_PACKET_BYTES);
-  const view = new DataView(bytes.buffer);
-  const len = encodePacket(bytes, view, src, 2, 3, 0, 0);
-  const pv = new DataView(bytes.buffer, 0, len);
-  const h = newHeader();
+  const { view, pv, h } = preEncodedPacket();
   const outL = new Float32Array(QUANTUM_FRAMES);
   const outR = new Float32Array(QUANTUM_FRAMES);
   const ticks = Math.round((o.seconds * SAMPLE_RATE) / QUANTUM_FRAMES);
