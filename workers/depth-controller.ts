@@ -28,7 +28,8 @@
 //   the refill after the step moves it ~21 ms later again): the mouth-to-ear delay wanders by the
 //   whole step, and on average sits half of it above what the step requires. So, at the automatic
 //   depth, while the arrivals come later than at their earliest of the last ~90 s
-//   (workers/arrival-lag.ts, half-second means, so network jitter averages out), the level held
+//   (workers/arrival-lag.ts: the last ~200 ms against half-second means, so network jitter
+//   averages out), the level held
 //   may sit that much below the target (less RELIEF_MARGIN), up to the recurring dip (relief()): the step has already
 //   happened and is not refilled, and the ramp fills the buffer back at the rate of the clocks.
 //   The delay from capture to playout then holds still at what the step needs.
@@ -64,7 +65,7 @@ const GROW_STEP_MS = 500;
 /** Most one glitch may grow the depth at once (one long device period): one outage is not a rhythm. */
 const GLITCH_GROWTH = 8;
 /**
- * Quanta of the lag's excess not given as relief: half-second means lag a step by up to a slot,
+ * Quanta of the lag's excess not given as relief: the recent mean sees a step up to ~200 ms late,
  * and the stamps carry ±2 ms; in simulation (bench/device-rhythm.ts) no relief margin left an
  * underrun a minute in 6 of 8 seeds, 0.5 or 1 none in 300 s.
  */

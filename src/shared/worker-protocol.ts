@@ -152,9 +152,10 @@ export interface PeerStats {
    * Buffer fill in quanta, from the playback worklet's low point of each 43 ms window (what is
    * still queued when it has just taken what it plays): their mean and minimum over the last
    * second, and `held`, their median over the last ~0.5 s, which is what the playout rate holds
-   * at `target` (the depth as the engine means it) less `relief`.
+   * at `target` (the depth as the engine means it) less `relief`: how far below the target the
+   * rate holds it now, quanta, while the sender's delivery runs late (depth-controller.ts, "Slow
+   * lateness"; 0 at a manual depth).
    */
-  /** `relief`: how far below the target the rate holds it now, quanta (the sender's delivery running late, depth-controller.ts "Slow lateness"). */
   fill: { avg: number; min: number; held: number; target: number; relief: number };
   /** Percentages of the frames expected over the whole session (received + late + lost). */
   percent: { late: number; lost: number; duplicates: number; rejected: number };
