@@ -17,6 +17,7 @@ import { Receiver } from './receiver.ts';
 import { RemotePeer, nowUs } from './remote-peer.ts';
 import { Sender } from './sender.ts';
 import { OutputClock } from './shown-drift.ts';
+import { SpeakerTime } from './speaker-time.ts';
 import { Tap } from './test-tap.ts';
 
 declare const self: DedicatedWorkerGlobalScope & { __tuttiTap?: Tap; __tuttiWorker?: NetWorker };
@@ -37,6 +38,8 @@ class NetWorker {
   private readonly receiver: Receiver;
   /** Our output device's clock, from the page's readings (the drift shown is against it). */
   private readonly output = new OutputClock();
+  /** When our playback reaches the speaker, from the same readings (the one-way delay is dated by it). */
+  private readonly speaker = new SpeakerTime();
   private depth: number;
   private adaptive: boolean;
   private lastSent = 0;
@@ -56,7 +59,7 @@ class NetWorker {
     const tap = __TUTTI_TEST__ && test.tap ? new Tap(streamId) : null;
     if (__TUTTI_TEST__ && tap) self.__tuttiTap = tap;
     this.sender = new Sender(this.cap, init.channels, init.redundancy, streamId, test, tap, (reason) => post({ type: 'error', message: reason }));
-    this.receiver = new Receiver(this.play, streamId, post, tap);
+    this.receiver = new Receiver(this.play, streamId, post, tap, this.speaker);
     this.timers = [
       setInterval(() => this.postStats(), STATS_INTERVAL_MS),
       setInterval(() => this.steer(), CONTROL_INTERVAL_MS),
@@ -70,6 +73,7 @@ class NetWorker {
 
   outputClock(contextTime: number, wallMs: number): void {
     this.output.add(contextTime, wallMs);
+    this.speaker.add(contextTime, wallMs);
   }
 
   // ---- peers -----------------------------------------------------------------------------------

@@ -57,11 +57,13 @@ export function takePeerStats(p: RemotePeer, seconds: number, stereoSender: bool
     sendMono: p.mono && stereoSender,
     loopbackRttMs: p.loopback ? p.loopbackRttMs : null,
     latencyMs: p.latency.summary(),
+    oneWayMs: p.oneWay.summary(),
     framesPerSecond: Math.round((c.received + c.recovered - p.lastReceived) / seconds),
   };
   p.lastReceived = c.received + c.recovered;
   p.bytesIn = 0;
   p.latency.reset();
+  p.oneWay.reset();
   p.ifdv.reset();
   return stats;
 }

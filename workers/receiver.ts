@@ -12,6 +12,7 @@ import type { FromWorker } from '../src/shared/worker-protocol.ts';
 import type { ArrivalTrace } from './arrival-stats.ts';
 import { Arrival } from './jitter-writer.ts';
 import { nowUs, type RemotePeer } from './remote-peer.ts';
+import { SpeakerTime } from './speaker-time.ts';
 import type { Tap } from './test-tap.ts';
 
 /** PCM16 values of the loopback marker, as they come back in an echoed packet. */
@@ -33,6 +34,8 @@ export class Receiver {
     private readonly post: (msg: FromWorker) => void,
     /** Test build only (see net.worker.ts): null in production. */
     private readonly tap: Tap | null,
+    /** When our playback reaches the speaker (the page's output-clock readings); without readings no one-way figure is taken. */
+    private readonly speaker: SpeakerTime = new SpeakerTime(),
   ) {}
 
   /** One message from `peer`'s channel (channel.onmessage). Never throws. */
@@ -80,8 +83,15 @@ export class Receiver {
         peer.controller.onLag(transitUs / 1000 / QUANTUM_MS);
       }
       if (arrival === Arrival.ON_TIME || arrival === Arrival.RESYNC) {
-        const margin = peer.writer.lastMarginFrames / QUANTUM_FRAMES;
-        peer.latency.add(transitUs / 1000 + margin * QUANTUM_MS);
+        const marginFrames = peer.writer.lastMarginFrames;
+        peer.latency.add(transitUs / 1000 + (marginFrames / QUANTUM_FRAMES) * QUANTUM_MS);
+        // The one-way delay: the frame plays `marginFrames` after the next render starts, at context
+        // frame FRAME_BASE + 128 × QUANTA; the output clock dates that frame at the speaker. (QUANTA
+        // is read after the margin: a render between the two reads, a few µs, shifts one sample by a
+        // quantum; the figure is a median.)
+        const next = (Atomics.load(this.play.i32, PLAY_I32.FRAME_BASE) + QUANTUM_FRAMES * Atomics.load(this.play.i32, PLAY_I32.QUANTA)) | 0;
+        const speakerMs = this.speaker.wallOf((next + marginFrames) | 0, arrivalMs);
+        if (speakerMs !== null) peer.oneWay.add(transitUs / 1000 + (speakerMs - arrivalMs));
         peer.ifdv.add(h.sequence, arrivalMs, h.captureTimeUs / 1000);
       }
       if (this.trace) this.trace.add(peer.id, h.sequence, arrivalMs, h.captureTimeUs / 1000);

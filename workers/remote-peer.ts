@@ -16,7 +16,10 @@ export class RemotePeer {
   rejected = 0;
   /** Rejections per Reject code (index), reported by name in stats. */
   readonly rejectedBy = new Uint32Array(Object.keys(REJECT_NAMES).length);
+  /** Added latency: capture stamp → playout (PeerStats.latencyMs). */
   readonly latency = new LatencyWindow();
+  /** One-way delay: capture stamp → our speaker, from the output clock (PeerStats.oneWayMs). */
+  readonly oneWay = new LatencyWindow();
   readonly ifdv = new IfdvWindow();
   /** The clock drift shown for this sender (the playout rate has its own, in the controller). */
   readonly drift = new ShownDrift();

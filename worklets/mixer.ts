@@ -1,7 +1,7 @@
 // Playback worklet: mixes every remote peer. Each render quantum, each active peer's PeerPlayout
 // (peer-playout.ts: the reading side of its de-jitter ring) renders that peer's quantum; the mixer
 // applies per-peer gain and mute (ramped over the quantum), sums, frees the slots the network
-// worker released, and publishes the meters, the clip count and the quanta rendered.
+// worker released, and publishes the meters, the clip count, the quanta rendered and the context frame they started at.
 // Real-time code: all state is preallocated, render() allocates nothing.
 // Imported by worklets/playback.worklet.ts; unit-tested in Node.
 
@@ -32,6 +32,15 @@ export class Mixer {
   constructor(private readonly v: PlaybackViews) {
     const store = new Float32Array(MAX_PEERS * FIFO_FRAMES * 2);
     for (let p = 0; p < MAX_PEERS; p++) this.peers.push(new PeerPlayout(v, p, store.subarray(p * FIFO_FRAMES * 2, (p + 1) * FIFO_FRAMES * 2), this.shared));
+  }
+
+  /**
+   * Before each render(): the context frame it starts at (`currentFrame`). Publishes where render
+   * number 0 would have started (PLAY_I32.FRAME_BASE), so the network worker can tell the context
+   * frame of any render from the quanta counter alone.
+   */
+  startsAt(frame: number): void {
+    Atomics.store(this.v.i32, PLAY_I32.FRAME_BASE, (frame - QUANTUM_FRAMES * this.quanta) | 0);
   }
 
   /** Render one quantum into `outL`/`outR` (QUANTUM_FRAMES each); `outR` may equal `outL` for mono output. */

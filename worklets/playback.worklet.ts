@@ -16,7 +16,9 @@ class PlaybackProcessor extends AudioWorkletProcessor {
   override process(_inputs: Float32Array[][], outputs: Float32Array[][]): boolean {
     const out = outputs[0];
     const l = out?.[0];
-    if (l) this.mixer.render(l, out[1] ?? l);
+    if (!l) return true;
+    this.mixer.startsAt(currentFrame);
+    this.mixer.render(l, out[1] ?? l);
     return true;
   }
 }

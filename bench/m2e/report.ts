@@ -175,6 +175,7 @@ export function printM2e(r: M2eResult): void {
       'fill avg/min': `${m.app!.fillAvg}/${m.app!.fillMin}`,
       'added p50/p99 ms': `${m.app!.addedP50Ms}/${m.app!.addedP99Ms}`,
       'one-way ms': m.app!.oneWayMs,
+      'one-way stat − gap ms': m.app!.oneWayStatMs === null || m.medianMs === null ? null : r1(m.app!.oneWayStatMs - m.medianMs),
       'rtt ms': m.app!.rttMs,
       'drift ppm': m.app!.driftPpm,
       'underruns/trimmed/late/lost': `${m.app!.underruns}/${m.app!.trimmed}/${m.app!.late}/${m.app!.lost}`,

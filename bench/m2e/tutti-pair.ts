@@ -65,6 +65,8 @@ export interface AppFigures {
   /** The peer strip's "One-way ≈" estimate, ms, and its parts as the strip's tooltip lists them. */
   oneWayMs: number | null;
   oneWayParts: string | null;
+  /** The one-way stat behind it (PeerStats.oneWayMs: capture stamp → our speaker by the output clock), median of the window's p50s, ms. */
+  oneWayStatMs: number | null;
   rttMs: number | null;
   driftPpm: number | null;
   /** Counted during the window. */
@@ -102,6 +104,7 @@ export async function appFiguresDuring<T>(pair: TuttiPair, during: () => Promise
   const diff = (k: 'underruns' | 'trimmed' | 'late' | 'lost' | 'concealed') => (first && last ? (last[k] ?? 0) - (first[k] ?? 0) : 0);
   const depths = window.flatMap((m) => (m.peers[0] ? [m.peers[0].depth] : []));
   const lat = window.slice(1).flatMap((m) => (m.peers[0]?.latencyMs ? [m.peers[0].latencyMs] : []));
+  const ways = window.slice(1).flatMap((m) => (m.peers[0]?.oneWayMs ? [m.peers[0].oneWayMs.p50] : []));
   const oneWayMatch = /([\d.]+)\s*ms/.exec(oneWayText);
   return {
     result: result!,
@@ -116,6 +119,7 @@ export async function appFiguresDuring<T>(pair: TuttiPair, during: () => Promise
       addedP99Ms: round1(median(lat.map((l) => l.p99))),
       oneWayMs: oneWayMatch ? Number(oneWayMatch[1]) : null,
       oneWayParts,
+      oneWayStatMs: round1(median(ways)),
       rttMs: last?.rttMs === null || last?.rttMs === undefined ? null : round1(last.rttMs),
       driftPpm: last?.driftPpm ?? null,
       underruns: diff('underruns'),

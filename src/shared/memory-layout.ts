@@ -92,6 +92,15 @@ export const PLAY_I32 = {
   QUANTA: 0,
   /** W play: output samples clipped to full scale. R page. */
   CLIPPED: 1,
+  /**
+   * W play (Atomics.store before each render, so before the QUANTA it belongs to): the context
+   * frame (AudioWorkletGlobalScope.currentFrame, modulo 2^32) of render number 0, i.e. currentFrame
+   * − 128 × quanta rendered before this one. It stays the same while process() runs once per render
+   * quantum. R net, with QUANTA at each packet arrival: the next render starts at context frame
+   * FRAME_BASE + 128 × QUANTA, which the page's output clock turns into the time it reaches the
+   * speaker (workers/speaker-time.ts).
+   */
+  FRAME_BASE: 2,
   SIZE: 4,
 } as const;
 

@@ -189,6 +189,13 @@ export interface PeerStats {
   loopbackRttMs: number | null;
   /** Added latency (capture timestamp to playout, excluding device I/O), ms, over the last second. */
   latencyMs: { p50: number; p99: number } | null;
+  /**
+   * One-way delay from this peer to our speaker, ms, over the last second: its capture timestamp to
+   * the moment our output device plays the frame, dated by our output clock
+   * (AudioContext.getOutputTimestamp(), workers/speaker-time.ts). Null before the page's first
+   * output-clock reading, or while the page has not sent one for 5 s.
+   */
+  oneWayMs: { p50: number; p99: number } | null;
   framesPerSecond: number;
 }
 

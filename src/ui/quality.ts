@@ -94,12 +94,18 @@ export interface OneWayInput {
   /**
    * Measured capture → playout of this peer's frames, ms (PeerStats.latencyMs.p50): from the
    * capture time the sender stamped on each frame (its microphone's, where it reads the track
-   * itself) to the moment our playback renders it, over DataChannel, jitter buffer and playout.
+   * itself) to the moment our playback takes it, over DataChannel, jitter buffer and playout.
    */
   pipelineMs: number;
-  /** AudioContext.outputLatency, seconds (0 when the browser does not report it). */
+  /**
+   * Measured capture → our speaker, ms (PeerStats.oneWayMs.p50): the same frames dated at the
+   * speaker by our output device's clock. Null where the page has no output-clock reading (no
+   * `getOutputTimestamp`, or not yet).
+   */
+  speakerMs: number | null;
+  /** AudioContext.outputLatency, seconds (0 when the browser does not report it): the fallback without `speakerMs`. */
   outputLatencyS: number;
-  /** AudioContext.baseLatency, seconds. */
+  /** AudioContext.baseLatency, seconds: the fallback's second term. */
   baseLatencyS: number;
 }
 
@@ -108,19 +114,24 @@ export interface OneWay {
   /** The terms that add up to the total, ms. */
   pipelineMs: number;
   outputMs: number;
+  /** Where the output term comes from: our output device's clock, or the AudioContext's latency attributes. */
+  outputFrom: 'output clock' | 'reported latency';
 }
 
 /**
- * Mouth-to-ear delay from that peer to us: the measured capture → playout time of its frames plus
- * our output device's part (outputLatency + baseLatency: from our render to the speaker). Checked
+ * Mouth-to-ear delay from that peer to us. With the output clock: the measured capture → speaker
+ * time itself, split into capture → playout and playout → speaker. Without it: capture → playout
+ * plus outputLatency + baseLatency (the browser's own figure for render → speaker). Checked
  * against the real audio path by `npm run bench -- --m2e` (docs/BENCHMARKS.md).
  */
 export function oneWayDelay(i: OneWayInput): OneWay {
   for (const [k, v] of Object.entries(i)) {
-    if (!Number.isFinite(v) || v < 0) throw new RangeError(`oneWayDelay: ${k} must be a finite number ≥ 0, got ${String(v)}`);
+    if (k === 'speakerMs' && v === null) continue;
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw new RangeError(`oneWayDelay: ${k} must be a finite number ≥ 0, got ${String(v)}`);
   }
+  if (i.speakerMs !== null) return { totalMs: i.speakerMs, pipelineMs: i.pipelineMs, outputMs: i.speakerMs - i.pipelineMs, outputFrom: 'output clock' };
   const outputMs = (i.outputLatencyS + i.baseLatencyS) * 1000;
-  return { totalMs: i.pipelineMs + outputMs, pipelineMs: i.pipelineMs, outputMs };
+  return { totalMs: i.pipelineMs + outputMs, pipelineMs: i.pipelineMs, outputMs, outputFrom: 'reported latency' };
 }
 
 function fmt(x: number): string {

@@ -50,7 +50,7 @@ function peer(over: Partial<PeerStats>): PeerStats {
     peerId: 'p', slot: 0, channelState: 'open', received: 0, late: 0, lost: 0, duplicates: 0, rejected: 0, rejectedBy: {},
     resyncs: 0, stale: 0, played: 0, missed: 0, concealed: 0, recovered: 0, underruns: 0, trimmed: 0, depth: 2,
     fill: { avg: 2, min: 1, held: 2, target: 2, relief: 0 }, percent: { late: 0, lost: 0, duplicates: 0, rejected: 0 }, rttMs: 5,
-    ifdvMs: null, kbpsIn: 0, driftPpm: 0, driftSeconds: 60, rate: 1, bufferedAmount: 0, sendDropped: 0, sendRedundancy: 1, sendMono: false, loopbackRttMs: null, latencyMs: null, framesPerSecond: 375,
+    ifdvMs: null, kbpsIn: 0, driftPpm: 0, driftSeconds: 60, rate: 1, bufferedAmount: 0, sendDropped: 0, sendRedundancy: 1, sendMono: false, loopbackRttMs: null, latencyMs: null, oneWayMs: null, framesPerSecond: 375,
     ...over,
   };
 }
@@ -93,16 +93,26 @@ describe('qualityInput()', () => {
 });
 
 describe('oneWayDelay()', () => {
-  test('measured capture → playout + outputLatency + baseLatency', () => {
-    const d = oneWayDelay({ pipelineMs: 40, outputLatencyS: 0.029, baseLatencyS: 0.0026666 });
+  test('with the output clock: the measured capture → speaker time, split at our playout', () => {
+    const d = oneWayDelay({ pipelineMs: 40, speakerMs: 63.5, outputLatencyS: 0.029, baseLatencyS: 0.0026666 });
+    assert.equal(d.totalMs, 63.5);
+    assert.equal(d.pipelineMs, 40);
+    assert.equal(d.outputMs, 23.5);
+    assert.equal(d.outputFrom, 'output clock');
+  });
+
+  test('without it: measured capture → playout + outputLatency + baseLatency', () => {
+    const d = oneWayDelay({ pipelineMs: 40, speakerMs: null, outputLatencyS: 0.029, baseLatencyS: 0.0026666 });
     assert.equal(d.pipelineMs, 40);
     assert.ok(Math.abs(d.outputMs - 31.6666) < 1e-9);
     assert.ok(Math.abs(d.totalMs - 71.6666) < 1e-9);
+    assert.equal(d.outputFrom, 'reported latency');
   });
 
   test('rejects nonsense input clearly', () => {
-    assert.throws(() => oneWayDelay({ pipelineMs: -1, outputLatencyS: 0, baseLatencyS: 0 }), /pipelineMs must be a finite number ≥ 0/);
-    assert.throws(() => oneWayDelay({ pipelineMs: 1, outputLatencyS: NaN, baseLatencyS: 0 }), /outputLatencyS/);
+    assert.throws(() => oneWayDelay({ pipelineMs: -1, speakerMs: null, outputLatencyS: 0, baseLatencyS: 0 }), /pipelineMs must be a finite number ≥ 0/);
+    assert.throws(() => oneWayDelay({ pipelineMs: 1, speakerMs: null, outputLatencyS: NaN, baseLatencyS: 0 }), /outputLatencyS/);
+    assert.throws(() => oneWayDelay({ pipelineMs: 1, speakerMs: Infinity, outputLatencyS: 0, baseLatencyS: 0 }), /speakerMs/);
   });
 });
 
