@@ -5,7 +5,7 @@
 // latency, IFDV and drift measurements on the way. Also sends control packets (pings come from the
 // network worker's timer). Importable without a worker global: the fuzzer drives it in Node.
 
-import { LOOPBACK_MARKER, QUANTUM_FRAMES, QUANTUM_MS } from '../src/shared/constants.ts';
+import { JITTER_SLOTS, LOOPBACK_MARKER, QUANTUM_FRAMES, QUANTUM_MS } from '../src/shared/constants.ts';
 import { PLAY_I32, slotOf, type PlaybackViews } from '../src/shared/memory-layout.ts';
 import { ControlKind, FLAG, HEADER, Reject, decodeHeader, encodeControl, floatToPcm16, newHeader, type PacketHeader } from '../src/shared/wire.ts';
 import type { FromWorker } from '../src/shared/worker-protocol.ts';
@@ -82,8 +82,10 @@ export class Receiver {
         peer.drift.add(h.sequence, h.captureTimeUs, arrivalMs);
         peer.controller.onLag(transitUs / 1000 / QUANTUM_MS);
       }
-      if (arrival === Arrival.ON_TIME || arrival === Arrival.RESYNC) {
-        const marginFrames = peer.writer.lastMarginFrames;
+      const marginFrames = peer.writer.lastMarginFrames;
+      // A margin outside the ring is not a playout time: an arrival measured against the cursor of
+      // a stream the worklet has not left yet (just after a resync). Its latency would be hours.
+      if ((arrival === Arrival.ON_TIME || arrival === Arrival.RESYNC) && marginFrames >= -QUANTUM_FRAMES && marginFrames <= JITTER_SLOTS * QUANTUM_FRAMES) {
         peer.latency.add(transitUs / 1000 + (marginFrames / QUANTUM_FRAMES) * QUANTUM_MS);
         // The one-way delay: the frame plays `marginFrames` after the next render starts, at context
         // frame FRAME_BASE + 128 × QUANTA; the output clock dates that frame at the speaker. (QUANTA
@@ -92,8 +94,8 @@ export class Receiver {
         const next = (Atomics.load(this.play.i32, PLAY_I32.FRAME_BASE) + QUANTUM_FRAMES * Atomics.load(this.play.i32, PLAY_I32.QUANTA)) | 0;
         const speakerMs = this.speaker.wallOf((next + marginFrames) | 0, arrivalMs);
         if (speakerMs !== null) peer.oneWay.add(transitUs / 1000 + (speakerMs - arrivalMs));
-        peer.ifdv.add(h.sequence, arrivalMs, h.captureTimeUs / 1000);
       }
+      if (arrival === Arrival.ON_TIME || arrival === Arrival.RESYNC) peer.ifdv.add(h.sequence, arrivalMs, h.captureTimeUs / 1000);
       if (this.trace) this.trace.add(peer.id, h.sequence, arrivalMs, h.captureTimeUs / 1000);
       if (arrival === Arrival.ON_TIME || arrival === Arrival.RESYNC) {
         if (__TUTTI_TEST__ && this.tap) {

@@ -48,12 +48,15 @@ export class TuttiPeerStats extends LitElement {
     const s = history.at(-1);
     if (!s) return html`<span class="head">Connection: waiting for stats…</span>`;
     const q = qualityInput(history);
-    const oneWay = s.latencyMs === null ? null : oneWayDelay({ pipelineMs: s.latencyMs.p50, speakerMs: s.oneWayMs?.p50 ?? null, ...engine.deviceLatency() });
+    // Across two computers both figures carry their wall clocks' offset (docs/MEASUREMENT.md §1): one
+    // far enough off makes them negative, and no delay is shown rather than a wrong one.
+    const clocksOff = (s.latencyMs?.p50 ?? 0) < 0 || (s.oneWayMs?.p50 ?? 0) < 0;
+    const oneWay = s.latencyMs === null || clocksOff ? null : oneWayDelay({ pipelineMs: s.latencyMs.p50, speakerMs: s.oneWayMs?.p50 ?? null, ...engine.deviceLatency() });
     const kbpsOut = engine.stats.latest()?.kbpsOut;
     return html`
       <div class="head">
         <tutti-quality .quality=${q ? quality(q) : null}></tutti-quality>
-        <span data-testid="one-way" title=${oneWay ? `their microphone → our playout ${ms(oneWay.pipelineMs)} (measured) + our output device ${ms(oneWay.outputMs)} (${oneWay.outputFrom === 'output clock' ? "measured by the device's clock" : 'as the browser reports it'})` : 'waiting for audio'}>
+        <span data-testid="one-way" title=${oneWay ? `their microphone → our playout ${ms(oneWay.pipelineMs)} (measured) + our output device ${ms(oneWay.outputMs)} (${oneWay.outputFrom === 'output clock' ? "measured by the device's clock" : 'as the browser reports it'})` : clocksOff ? "the two computers' clocks disagree by more than the delay: set both to network time" : 'waiting for audio'}>
           One-way ≈ ${oneWay ? ms(oneWay.totalMs) : '–'}</span>
         <button aria-pressed=${String(this.loopback)} @click=${this.toggleLoopback}
           title="Ask this peer's network worker to echo your stream and time an impulse through it">Measure round trip</button>

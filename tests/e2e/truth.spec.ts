@@ -144,3 +144,26 @@ test('a sender whose clock runs 1000 ppm fast: the receiver holds its depth (dri
   console.log(`+1000 ppm sender: drift shown ${end.driftPpm} ppm over ${end.driftSeconds} s; playout rate ${end.rate}`);
   expect(Math.abs(end.driftPpm! - 1000), `drift shown ${end.driftPpm} ppm for a sender 1000 ppm fast`).toBeLessThanOrEqual(300);
 });
+
+test('one-way delay: a 40 ms delay injected at the sender shows in it, and its output part is our device clock\'s', async () => {
+  const { b } = await duo('oneway', 'delayMs=40');
+  await expect.poll(async () => (await onlyPeer(b)).oneWayMs, { timeout: 10_000, message: 'the page posts output-clock readings four times a second' }).not.toBeNull();
+  await b.waitForTimeout(3000);
+  const p = await onlyPeer(b);
+  const device = await b.evaluate(() => {
+    const app = document.querySelector('tutti-app') as unknown as { session: { engine: { deviceLatency(): { outputLatencyS: number; baseLatencyS: number } } } };
+    const d = app.session.engine.deviceLatency();
+    return (d.outputLatencyS + d.baseLatencyS) * 1000;
+  });
+  const outputPart = p.oneWayMs!.p50 - p.latencyMs!.p50;
+  console.log(`one-way ${JSON.stringify(p.oneWayMs)} ms, added ${JSON.stringify(p.latencyMs)} ms with 40 ms injected; playout → speaker ${outputPart.toFixed(1)} ms, the context reports ${device.toFixed(1)} ms`);
+  expect(p.latencyMs!.p50).toBeGreaterThanOrEqual(40);
+  expect(p.oneWayMs!.p50).toBeGreaterThan(p.latencyMs!.p50);
+  // The speaker is after our playout by what the output device holds: the same device the
+  // AudioContext reports on, read at other moments (its renders come in bursts), so within a
+  // device callback (10.7 ms) of its figure.
+  expect(Math.abs(outputPart - device)).toBeLessThan(11);
+  // The strip shows the measured figure of the latest stats.
+  const strip = b.locator('[data-testid="one-way"]').first();
+  await expect(strip).toHaveAttribute('title', /measured by the device's clock/);
+});

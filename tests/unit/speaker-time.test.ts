@@ -1,0 +1,77 @@
+// SpeakerTime (workers/speaker-time.ts): dating a context frame at the speaker from the page's
+// output-clock readings, as the one-way delay does at every packet arrival.
+
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { READINGS, STALE_MS, SpeakerTime } from '../../workers/speaker-time.ts';
+
+const SR = 48_000;
+
+/** A device that plays context time t (s) at wall ms `wall0 + t × 1000 + latency(t)`, read every 250 ms. */
+function feed(clock: SpeakerTime, from: number, seconds: number, wall0: number, latency: (t: number) => number): number {
+  let wall = 0;
+  for (let t = from; t <= from + seconds + 1e-9; t += 0.25) {
+    wall = wall0 + t * 1000 + latency(t);
+    clock.add(t, wall);
+  }
+  return wall;
+}
+
+describe('SpeakerTime', () => {
+  test('no reading: no date', () => {
+    const c = new SpeakerTime();
+    assert.equal(c.wallOf(1000, 1e12), null);
+    c.add(0, 1e12); // context not running yet
+    assert.equal(c.wallOf(1000, 1e12), null);
+  });
+
+  test('dates a frame ahead of the newest reading on the device clock', () => {
+    const c = new SpeakerTime();
+    const wall0 = 1.7e12;
+    const now = feed(c, 1, 5, wall0, () => 0);
+    // Frame of context time 6.5 s: 0.5 s after the newest reading (6 s).
+    const w = c.wallOf(6.5 * SR, now);
+    assert.ok(w !== null && Math.abs(w - (wall0 + 6500)) < 0.05, String(w));
+  });
+
+  test('one reading off by a device callback does not move the date; a lasting change does within READINGS', () => {
+    const c = new SpeakerTime();
+    const wall0 = 1.7e12;
+    let now = feed(c, 1, 5, wall0, () => 0);
+    c.add(6.25, wall0 + 6250 + 10.7); // one reading a callback late
+    now = wall0 + 6250;
+    const w = c.wallOf(7 * SR, now)!;
+    assert.ok(Math.abs(w - (wall0 + 7000)) < 0.05, `a single outlier moved the date to ${w - wall0}`);
+    // The output then really gains 12 ms (PulseAudio resized its buffer): within READINGS readings the date follows.
+    now = feed(c, 6.5, (READINGS * 0.25) / 2 + 0.25, wall0, () => 12);
+    const w2 = c.wallOf(10 * SR, now)!;
+    assert.ok(Math.abs(w2 - (wall0 + 10_012)) < 0.05, `after a lasting step: ${w2 - wall0 - 10_000} ms`);
+  });
+
+  test('frames wrap modulo 2^32 as the playback block stores them', () => {
+    const c = new SpeakerTime();
+    const wall0 = 1.7e12;
+    const t0 = 2 ** 32 / SR - 1; // one second before the frame counter wraps (24.9 h)
+    const now = feed(c, t0, 0.5, wall0, () => 30);
+    const frame = (Math.round((t0 + 1) * SR) | 0); // 0.5 s after the newest reading, past the wrap
+    const w = c.wallOf(frame, now);
+    assert.ok(w !== null && Math.abs(w - (wall0 + (t0 + 1) * 1000 + 30)) < 0.05, String(w));
+  });
+
+  test('stale readings (the page stopped reading) give no date', () => {
+    const c = new SpeakerTime();
+    const now = feed(c, 1, 2, 1.7e12, () => 0);
+    assert.notEqual(c.wallOf(3 * SR, now + STALE_MS - 1), null);
+    assert.equal(c.wallOf(3 * SR, now + STALE_MS + 1), null);
+  });
+
+  test('a new AudioContext (its time starts again) drops the old readings', () => {
+    const c = new SpeakerTime();
+    const wall0 = 1.7e12;
+    feed(c, 100, 3, wall0, () => 0);
+    const wall1 = wall0 + 200_000;
+    const now = feed(c, 0.25, 0.5, wall1, () => 40);
+    const w = c.wallOf(1 * SR, now)!;
+    assert.ok(Math.abs(w - (wall1 + 1040)) < 0.05, String(w - wall1));
+  });
+});
