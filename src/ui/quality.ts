@@ -134,6 +134,29 @@ export function oneWayDelay(i: OneWayInput): OneWay {
   return { totalMs: i.pipelineMs + outputMs, pipelineMs: i.pipelineMs, outputMs, outputFrom: 'reported latency' };
 }
 
+/** Seconds of stats whose median the one-way display shows: a glance, not one second's burst phase. */
+export const ONE_WAY_SECONDS = 5;
+
+/**
+ * The one-way input from a peer's stats history: the medians of the last ONE_WAY_SECONDS seconds'
+ * p50s (added latency, and capture → speaker where the output clock gave it), or null before any
+ * latency figure. A second's p50 moves by ±5 ms with the render's burst phase and the sender's
+ * delivery rhythm (docs/BENCHMARKS.md, m2e); their median does not.
+ */
+export function recentLatency(history: readonly PeerStats[]): { pipelineMs: number; speakerMs: number | null } | null {
+  const recent = history.slice(-ONE_WAY_SECONDS);
+  const pipes = recent.flatMap((p) => (p.latencyMs ? [p.latencyMs.p50] : []));
+  if (pipes.length === 0) return null;
+  const speakers = recent.flatMap((p) => (p.oneWayMs ? [p.oneWayMs.p50] : []));
+  return { pipelineMs: medianOf(pipes), speakerMs: speakers.length ? medianOf(speakers) : null };
+}
+
+function medianOf(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
 function fmt(x: number): string {
   return x.toFixed(1);
 }

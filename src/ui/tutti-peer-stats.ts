@@ -8,7 +8,7 @@ import { customElement, property, state } from 'lit/decorators.js';
 import { QUANTUM_MS } from '../shared/constants.ts';
 import type { PeerStats } from '../shared/worker-protocol.ts';
 import type { AudioEngine } from '../engine/audio-engine.ts';
-import { oneWayDelay, quality, qualityInput } from './quality.ts';
+import { oneWayDelay, quality, qualityInput, recentLatency } from './quality.ts';
 import { StatsRenderController } from './stats-render-controller.ts';
 import './tutti-quality.ts';
 import './tutti-sparkline.ts';
@@ -50,8 +50,9 @@ export class TuttiPeerStats extends LitElement {
     const q = qualityInput(history);
     // Across two computers both figures carry their wall clocks' offset (docs/MEASUREMENT.md §1): one
     // far enough off makes them negative, and no delay is shown rather than a wrong one.
-    const clocksOff = (s.latencyMs?.p50 ?? 0) < 0 || (s.oneWayMs?.p50 ?? 0) < 0;
-    const oneWay = s.latencyMs === null || clocksOff ? null : oneWayDelay({ pipelineMs: s.latencyMs.p50, speakerMs: s.oneWayMs?.p50 ?? null, ...engine.deviceLatency() });
+    const recent = recentLatency(history);
+    const clocksOff = recent !== null && (recent.pipelineMs < 0 || (recent.speakerMs ?? 0) < 0);
+    const oneWay = recent === null || clocksOff ? null : oneWayDelay({ ...recent, ...engine.deviceLatency() });
     const kbpsOut = engine.stats.latest()?.kbpsOut;
     return html`
       <div class="head">

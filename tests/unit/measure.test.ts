@@ -5,7 +5,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { QUANTUM_MS } from '../../src/shared/constants.ts';
 import type { PeerStats, StatsMessage, TraceMessage } from '../../src/shared/worker-protocol.ts';
-import { QUALITY_TIERS, oneWayDelay, quality, qualityInput, type QualityInput } from '../../src/ui/quality.ts';
+import { ONE_WAY_SECONDS, QUALITY_TIERS, oneWayDelay, quality, qualityInput, recentLatency, type QualityInput } from '../../src/ui/quality.ts';
 import { StatsRecorder } from '../../src/engine/stats-recorder.ts';
 import { TRACE_CSV_HEADER, traceToCsv } from '../../src/engine/trace-csv.ts';
 import { median } from '../../src/engine/signaling-rtt.ts';
@@ -113,6 +113,24 @@ describe('oneWayDelay()', () => {
     assert.throws(() => oneWayDelay({ pipelineMs: -1, speakerMs: null, outputLatencyS: 0, baseLatencyS: 0 }), /pipelineMs must be a finite number ≥ 0/);
     assert.throws(() => oneWayDelay({ pipelineMs: 1, speakerMs: null, outputLatencyS: NaN, baseLatencyS: 0 }), /outputLatencyS/);
     assert.throws(() => oneWayDelay({ pipelineMs: 1, speakerMs: Infinity, outputLatencyS: 0, baseLatencyS: 0 }), /speakerMs/);
+  });
+});
+
+describe('recentLatency()', () => {
+  test('null before any latency figure', () => {
+    assert.equal(recentLatency([]), null);
+    assert.equal(recentLatency([peer({})]), null);
+  });
+
+  test('the median of the last seconds, so one second\'s burst phase does not move the display', () => {
+    const lat = (p50: number, speaker: number | null) => peer({ latencyMs: { p50, p99: p50 + 5 }, oneWayMs: speaker === null ? null : { p50: speaker, p99: speaker + 5 } });
+    const h = [lat(90, 120), lat(50, 80), lat(52, 81), lat(61, 92), lat(49, 79), lat(51, 80)];
+    assert.equal(ONE_WAY_SECONDS, 5);
+    assert.deepEqual(recentLatency(h), { pipelineMs: 51, speakerMs: 80 }, 'the first second is older than the window');
+  });
+
+  test('no output clock in the window: no speaker figure (the display falls back to the reported latency)', () => {
+    assert.deepEqual(recentLatency([peer({ latencyMs: { p50: 40, p99: 44 } }), peer({ latencyMs: { p50: 42, p99: 44 } })]), { pipelineMs: 41, speakerMs: null });
   });
 });
 
