@@ -243,7 +243,9 @@ test('production build: a production sender\'s stream is bit-exact at a test-bui
 
     for (let i = 0; i < 2; i++) {
       const d = delta(before[i]!, after[i]!);
-      console.log(`${i ? 'B (test build) from A (production)' : 'A (production) from B'}: +${d.received} frames, late ${d.late}, lost ${d.lost}, recovered ${d.recovered}, rejected ${d.rejected}`);
+      // The other side's own record of what it did not send to this one (its congestion rule).
+      const senderDropped = after[1 - i]!.sendDropped - before[1 - i]!.sendDropped;
+      console.log(`${i ? 'B (test build) from A (production)' : 'A (production) from B'}: +${d.received} frames, late ${d.late}, lost ${d.lost}, recovered ${d.recovered}, rejected ${d.rejected}; its sender dropped ${senderDropped}`);
       // Stats come at 1 Hz: two readings 6.5 s apart are at least 6 whole seconds apart.
       expect(d.received, 'frames received in 6.5 s').toBeGreaterThan(FRAMES_PER_SECOND * 6 * 0.95);
       expect(d.late + d.lost + d.rejected).toBe(0);
