@@ -7,7 +7,8 @@ import type { PeerStats, StatsMessage } from '../shared/worker-protocol.ts';
 import { AUDIO_CHANNEL_INIT, AUDIO_CHANNEL_LABEL } from '../shared/audio-channel.ts';
 import { framesExpected } from '../shared/peer-counts.ts';
 import type { AudioEngine } from './audio-engine.ts';
-import { measureSignalingRtt, median, type SignalingRtt } from './signaling-rtt.ts';
+import { median } from '../shared/median.ts';
+import { measureSignalingRtt, type SignalingRtt } from './signaling-rtt.ts';
 
 export const LOOPBACK_PEERS = ['loopback-a', 'loopback-b'] as const;
 

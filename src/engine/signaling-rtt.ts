@@ -1,13 +1,7 @@
 // Round trip to the signaling server (main thread): y-webrtc `{"type":"ping"}` answered by
 // `{"type":"pong"}` on a WebSocket of its own, timed several times, one at a time.
 
-/** Median of a non-empty list (mean of the middle two for an even count). */
-export function median(xs: readonly number[]): number {
-  if (xs.length === 0) throw new RangeError('median of an empty list');
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-}
+import { median } from '../shared/median.ts';
 
 export interface SignalingRtt {
   medianMs: number;

@@ -3,6 +3,7 @@
 // documented, threshold by threshold, in docs/MEASUREMENT.md.
 
 import { QUANTUM_MS } from '../shared/constants.ts';
+import { median } from '../shared/median.ts';
 import { framesExpected, glitches } from '../shared/peer-counts.ts';
 import type { PeerStats } from '../shared/worker-protocol.ts';
 
@@ -148,13 +149,7 @@ export function recentLatency(history: readonly PeerStats[]): { pipelineMs: numb
   const pipes = recent.flatMap((p) => (p.latencyMs ? [p.latencyMs.p50] : []));
   if (pipes.length === 0) return null;
   const speakers = recent.flatMap((p) => (p.oneWayMs ? [p.oneWayMs.p50] : []));
-  return { pipelineMs: medianOf(pipes), speakerMs: speakers.length ? medianOf(speakers) : null };
-}
-
-function medianOf(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+  return { pipelineMs: median(pipes), speakerMs: speakers.length ? median(speakers) : null };
 }
 
 function fmt(x: number): string {

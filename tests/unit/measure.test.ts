@@ -8,7 +8,7 @@ import type { PeerStats, StatsMessage, TraceMessage } from '../../src/shared/wor
 import { ONE_WAY_SECONDS, QUALITY_TIERS, oneWayDelay, quality, qualityInput, recentLatency, type QualityInput } from '../../src/ui/quality.ts';
 import { StatsRecorder } from '../../src/engine/stats-recorder.ts';
 import { TRACE_CSV_HEADER, traceToCsv } from '../../src/engine/trace-csv.ts';
-import { median } from '../../src/engine/signaling-rtt.ts';
+import { median } from '../../src/shared/median.ts';
 
 const excellent: QualityInput = { rttAvgMs: 4, rttMaxMs: 8, bufferMs: 2 * QUANTUM_MS, dropPercent: 0 };
 
