@@ -91,9 +91,13 @@ export class Receiver {
         // frame FRAME_BASE + 128 × QUANTA; the output clock dates that frame at the speaker. (QUANTA
         // is read after the margin: a render between the two reads, a few µs, shifts one sample by a
         // quantum; the figure is a median.)
+        // The next render cannot reach the speaker before now: while the audio thread is late (a
+        // busy machine), the frame it has not rendered yet is not played at the time the device's
+        // clock gives that frame, but when the render catches up (a clean-clone run read the
+        // speaker 11.6 ms *before* our playout). So its time is at least now, a lower bound.
         const next = (Atomics.load(this.play.i32, PLAY_I32.FRAME_BASE) + QUANTUM_FRAMES * Atomics.load(this.play.i32, PLAY_I32.QUANTA)) | 0;
-        const speakerMs = this.speaker.wallOf((next + marginFrames) | 0, arrivalMs);
-        if (speakerMs !== null) peer.oneWay.add(transitUs / 1000 + (speakerMs - arrivalMs));
+        const nextMs = this.speaker.wallOf(next, arrivalMs);
+        if (nextMs !== null) peer.oneWay.add(transitUs / 1000 + Math.max(0, nextMs - arrivalMs) + (marginFrames / QUANTUM_FRAMES) * QUANTUM_MS);
       }
       if (arrival === Arrival.ON_TIME || arrival === Arrival.RESYNC) peer.ifdv.add(h.sequence, arrivalMs, h.captureTimeUs / 1000);
       if (this.trace) this.trace.add(peer.id, h.sequence, arrivalMs, h.captureTimeUs / 1000);
