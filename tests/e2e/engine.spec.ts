@@ -13,6 +13,7 @@ import { FRAMES_PER_SECOND, delta, onlyPeer, stats, waitForPeers } from '../supp
 import { feedExactInput } from '../support/exact-input.ts';
 import { readPcm, workerGlobals } from '../support/taps.ts';
 import { matchWav, readWavPcm } from '../support/wav-match.ts';
+import { udpReceiveDrops } from '../support/kernel-drops.ts';
 import { tonePower, writeToneWav, zeroCrossingHz } from '../support/wav.ts';
 
 const tmp = join(import.meta.dirname, '..', '.tmp');
@@ -47,7 +48,13 @@ async function readTap(page: Page): Promise<TapSnapshot> {
     const t = (self as unknown as { __tuttiTap: import('../../workers/test-tap.ts').Tap }).__tuttiTap;
     const received: Record<string, { seqs: number[]; hashes: number[] }> = {};
     for (const [id, log] of t.received) received[id] = log.toJSON();
-    return { streamId: t.streamId, sent: t.sent.toJSON(), received, signal: Array.from(t.sentSignal) };
+    // The sent signal is kept circularly: put it in time order, oldest first (a wrap point in the
+    // middle is a jump in the tone's phase).
+    const sig = t.sentSignal;
+    const n = Math.min(t.sentSignalLength, sig.length);
+    const from = t.sentSignalLength % sig.length;
+    const signal = n < sig.length ? Array.from(sig.subarray(0, n)) : [...sig.subarray(from), ...sig.subarray(0, from)];
+    return { streamId: t.streamId, sent: t.sent.toJSON(), received, signal };
   });
 }
 
@@ -232,9 +239,11 @@ test('production build: a production sender\'s stream is bit-exact at a test-bui
     expect(await workerGlobals(a.page), 'the production worker exposes no tap and no debug hook').toEqual({ tap: false, worker: false });
     await a.page.waitForTimeout(2000);
 
+    const kernelBefore = udpReceiveDrops();
     const before = [await onlyPeer(a.page), await onlyPeer(b.page)];
     await a.page.waitForTimeout(6500); // the tap keeps the last 6 s of decoded PCM
     const after = [await onlyPeer(a.page), await onlyPeer(b.page)];
+    const kernelDrops = udpReceiveDrops() - kernelBefore;
     const pcm = await readPcm(b.page);
     const logs = Object.values(pcm.received);
     expect(logs.length).toBe(1);
@@ -245,10 +254,14 @@ test('production build: a production sender\'s stream is bit-exact at a test-bui
       const d = delta(before[i]!, after[i]!);
       // The other side's own record of what it did not send to this one (its congestion rule).
       const senderDropped = after[1 - i]!.sendDropped - before[1 - i]!.sendDropped;
-      console.log(`${i ? 'B (test build) from A (production)' : 'A (production) from B'}: +${d.received} frames, late ${d.late}, lost ${d.lost}, recovered ${d.recovered}, rejected ${d.rejected}; its sender dropped ${senderDropped}`);
+      console.log(`${i ? 'B (test build) from A (production)' : 'A (production) from B'}: +${d.received} frames, late ${d.late}, lost ${d.lost}, recovered ${d.recovered}, rejected ${d.rejected}, resyncs ${d.resyncs}, underruns ${d.underruns}, trimmed ${after[i]!.trimmed - before[i]!.trimmed}; its sender dropped ${senderDropped}; the kernel dropped ${kernelDrops} datagrams at full sockets`);
       // Stats come at 1 Hz: two readings 6.5 s apart are at least 6 whole seconds apart.
       expect(d.received, 'frames received in 6.5 s').toBeGreaterThan(FRAMES_PER_SECOND * 6 * 0.95);
-      expect(d.late + d.lost + d.rejected).toBe(0);
+      expect(d.late + d.rejected).toBe(0);
+      // Nothing lost but what never reached the browser: datagrams the kernel dropped while a
+      // stalled browser left its socket full (two clean-clone runs: 7 frames lost in a row, 1
+      // more recovered, the sender having dropped none). An SCTP packet carries at most two frames.
+      expect(d.lost, `lost ${d.lost} with ${kernelDrops} datagrams dropped by the kernel`).toBeLessThanOrEqual(2 * kernelDrops);
     }
 
     expect(m.quanta).toBeGreaterThan(FRAMES_PER_SECOND * 5);

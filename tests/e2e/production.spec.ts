@@ -128,7 +128,11 @@ test(`a production page opened with ?${HOSTILE_QUERY} sends exactly what it woul
     // and then (a clean-clone run: 4 gaps in 2250 quanta).
     expect(p.m.gaps, 'every missing sequence is one the sender dropped for a congested channel, not dropEvery').toBeLessThanOrEqual(senderDropped);
     expect(p.m.repeats + p.m.silent, 'none repeated, no silence').toBe(0);
-    expect(p.m.verbatim, `every quantum is the input, sample for sample (captureRatio resamples): ${p.m.misses.join('; ')}`).toBe(p.m.quanta);
+    // Every quantum is the input sample for sample (captureRatio would resample it), or its mono
+    // mixdown: the sender's governor mixes a link down after two congested seconds in a row, as
+    // the machine's stalls can make this one (a clean-clone run: 2016 frames dropped, then mono).
+    expect(p.m.verbatim + p.m.mono, `every quantum is the input, sample for sample, or its mixdown: ${p.m.misses.join('; ')}`).toBe(p.m.quanta);
+    expect(p.m.mono === 0 || senderDropped > 0, `${p.m.mono} mono quanta, but the sender never found the link congested`).toBe(true);
     expect(p.m.continued).toBeGreaterThan(p.m.quanta * 0.99);
     expect(p.d.received).toBeGreaterThan(FRAMES_PER_SECOND * 6 * 0.95);
     expect(p.d.late + p.d.rejected).toBe(0);

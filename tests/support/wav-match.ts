@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { QUANTUM_FRAMES, QUANTUM_SAMPLES } from '../../src/shared/constants.ts';
 import { seqDiff } from '../../src/shared/seq.ts';
+import { floatToPcm16 } from '../../src/shared/wire.ts';
 
 /** The samples of a 16-bit stereo PCM WAV file (as wav.ts writes them: a 44-byte header), interleaved. */
 export function readWavPcm(path: string): Int16Array {
@@ -39,7 +40,13 @@ export interface WavMatch {
   silent: number;
   /** Non-silent quanta equal, sample for sample, to QUANTUM_FRAMES consecutive frames of the (looped) WAV. */
   verbatim: number;
-  /** Verbatim quanta that are the very frames after the previous sequence's (no glitch, no resampling between). */
+  /**
+   * Non-silent quanta equal, sample for sample, to the mono mixdown of QUANTUM_FRAMES consecutive
+   * frames, on both channels: what a stereo sender sends a link its governor has stepped down to
+   * the bottom of its ladder (workers/send-governor.ts; src/shared/wire.ts encodePacket).
+   */
+  mono: number;
+  /** Verbatim or mono quanta that are the very frames after the previous sequence's (no glitch, no resampling between). */
   continued: number;
   /** Sequence, and first differing sample against the closest candidate, of up to 5 non-verbatim quanta (for the log). */
   misses: string[];
@@ -53,6 +60,11 @@ export interface WavMatch {
 export function matchWav(wav: Int16Array, received: PcmQuanta): WavMatch {
   const frames = wav.length / 2;
   const at = (frame: number, k: number): number => wav[(2 * ((frame + (k >> 1)) % frames)) + (k & 1)]!;
+  // The mixdown as the sender encodes it: the float bus (int16 / 32768) halved, back to int16.
+  const atMono = (frame: number, k: number): number => {
+    const f = 2 * ((frame + (k >> 1)) % frames);
+    return floatToPcm16((wav[f]! / 32768 + wav[f + 1]! / 32768) * 0.5);
+  };
   // Index every start frame by its first four frames; candidates are then checked in full.
   const KEY_SAMPLES = 8;
   const keyOf = (get: (k: number) => number): string => {
@@ -60,13 +72,18 @@ export function matchWav(wav: Int16Array, received: PcmQuanta): WavMatch {
     for (let k = 0; k < KEY_SAMPLES; k++) s += `${get(k)},`;
     return s;
   };
-  const index = new Map<string, number[]>();
-  for (let f = 0; f < frames; f++) {
-    const key = keyOf((k) => at(f, k));
-    const list = index.get(key);
-    if (list) list.push(f);
-    else index.set(key, [f]);
-  }
+  const indexOf = (get: (f: number, k: number) => number): Map<string, number[]> => {
+    const index = new Map<string, number[]>();
+    for (let f = 0; f < frames; f++) {
+      const key = keyOf((k) => get(f, k));
+      const list = index.get(key);
+      if (list) list.push(f);
+      else index.set(key, [f]);
+    }
+    return index;
+  };
+  const index = indexOf(at);
+  let monoIndex: Map<string, number[]> | null = null; // built when a quantum is not found in stereo
 
   // Sequence order (wrap-safe), one entry per sequence.
   const bySeq = new Map<number, number>();
@@ -79,7 +96,7 @@ export function matchWav(wav: Int16Array, received: PcmQuanta): WavMatch {
   const order = [...bySeq.keys()].sort((a, b) => seqDiff(a, first) - seqDiff(b, first));
   const span = order.length ? seqDiff(order[order.length - 1]!, order[0]!) + 1 : 0;
 
-  const r: WavMatch = { quanta: order.length, gaps: span - order.length, repeats, silent: 0, verbatim: 0, continued: 0, misses: [] };
+  const r: WavMatch = { quanta: order.length, gaps: span - order.length, repeats, silent: 0, verbatim: 0, mono: 0, continued: 0, misses: [] };
   let prevSeq: number | null = null;
   let prevFrame: number | null = null;
   for (const seq of order) {
@@ -94,17 +111,27 @@ export function matchWav(wav: Int16Array, received: PcmQuanta): WavMatch {
       prevFrame = null;
       continue;
     }
-    const equalAt = (f: number): boolean => {
-      for (let k = 0; k < QUANTUM_SAMPLES; k++) if (sample(k) !== at(f, k)) return false;
+    const equalAt = (get: (f: number, k: number) => number) => (f: number): boolean => {
+      for (let k = 0; k < QUANTUM_SAMPLES; k++) if (sample(k) !== get(f, k)) return false;
       return true;
     };
     // The frames after the previous quantum's first (a periodic tone matches at many offsets).
     const next: number | null = follows && prevFrame !== null ? (prevFrame + QUANTUM_FRAMES) % frames : null;
-    let found: number | null = next !== null && equalAt(next) ? next : null;
-    if (found !== null) r.continued++;
-    else found = (index.get(keyOf(sample)) ?? []).find(equalAt) ?? null;
+    const lookUp = (get: (f: number, k: number) => number, idx: Map<string, number[]>): number | null => {
+      const equal = equalAt(get);
+      if (next !== null && equal(next)) {
+        r.continued++;
+        return next;
+      }
+      return (idx.get(keyOf(sample)) ?? []).find(equal) ?? null;
+    };
+    let found = lookUp(at, index);
     if (found !== null) r.verbatim++;
-    else if (r.misses.length < 5) r.misses.push(describeMiss(seq, sample, at, next ?? (index.get(keyOf(sample)) ?? [])[0] ?? null));
+    else {
+      found = lookUp(atMono, (monoIndex ??= indexOf(atMono)));
+      if (found !== null) r.mono++;
+      else if (r.misses.length < 5) r.misses.push(describeMiss(seq, sample, at, next ?? (index.get(keyOf(sample)) ?? [])[0] ?? null));
+    }
     prevFrame = found;
   }
   return r;

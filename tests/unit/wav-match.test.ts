@@ -47,6 +47,24 @@ describe('matchWav (bit-exactness against the sender\'s input)', () => {
     assert.ok(m.continued >= N - 2, `continued ${m.continued}`);
   });
 
+  it('a stretch the sender mixed down to mono (its governor on a congested link) is mono, not verbatim, and continues', () => {
+    const quanta = captured(3000, 60).map((q, i) => {
+      if (i < 20 || i >= 40) return q;
+      // As encodePacket mixes a stereo bus down, and the receiver plays one channel on both.
+      const m = new Float32Array(QUANTUM_SAMPLES);
+      for (let f = 0; f < QUANTUM_FRAMES; f++) m[2 * f] = m[2 * f + 1] = floatToPcm16((q[2 * f]! + q[2 * f + 1]!) * 0.5) / 32768;
+      return m;
+    });
+    const m = matchWav(wav, received(quanta));
+    assert.equal(m.verbatim, 40);
+    assert.equal(m.mono, 20);
+    assert.ok(m.continued >= 58, `continued ${m.continued}`);
+    assert.deepEqual(m.misses, []);
+    // A mono stream that is not the mixdown (the left channel on both) matches nowhere.
+    const left = captured(3000, 10).map((q) => q.map((_, k) => q[k & ~1]!));
+    assert.equal(matchWav(wav, received(left)).mono, 0);
+  });
+
   it('the loop point of the file is continuous too', () => {
     const m = matchWav(wav, received(captured(FRAMES - 10 * QUANTUM_FRAMES - 17, 40)));
     assert.equal(m.verbatim, 40);
