@@ -58,7 +58,7 @@ class NetWorker {
     const test: TestOptions = __TUTTI_TEST__ ? (init.test ?? {}) : {};
     const tap = __TUTTI_TEST__ && test.tap ? new Tap(streamId) : null;
     if (__TUTTI_TEST__ && tap) self.__tuttiTap = tap;
-    this.sender = new Sender(this.cap, init.channels, init.redundancy, streamId, test, tap, (reason) => post({ type: 'error', message: reason }));
+    this.sender = new Sender(this.cap, init.channels, init.redundancy, streamId, test, tap, (reason) => post({ type: 'error', message: reason }), () => post({ type: 'capture-switched' }));
     this.receiver = new Receiver(this.play, streamId, post, tap, this.speaker);
     this.timers = [
       setInterval(() => this.postStats(), STATS_INTERVAL_MS),

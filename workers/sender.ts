@@ -56,6 +56,8 @@ export class Sender {
     private readonly test: TestOptions,
     private readonly tap: Tap | null,
     onCaptureEnd: (reason: string) => void,
+    /** A new microphone source took over (the page may stop the old track). */
+    onCaptureSwitched: () => void = () => {},
   ) {
     this.channels = channels;
     this.setRedundancy(redundancy);
@@ -68,6 +70,7 @@ export class Sender {
         this.busyMs += performance.now() - t0;
       },
       onEnd: onCaptureEnd,
+      onSwitched: onCaptureSwitched,
     });
     this.wakeSeen = Atomics.load(cap.i32, CAP_I32.WAKE);
     this.armWake();

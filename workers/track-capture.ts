@@ -20,10 +20,14 @@ export interface CaptureSink {
   onQuantum(frame: Float32Array, captureUs: number): void;
   /** The stream ended or failed; `reason` says why in words for the user. */
   onEnd(reason: string): void;
+  /** A new source (start() while one ran) delivered its first buffer and replaced the old one. */
+  onSwitched(): void;
 }
 
 export class TrackCapture {
   private reader: ReadableStreamDefaultReader<AudioData> | null = null;
+  /** A new source (a device switch) not delivering yet: the current one goes on until it does. */
+  private pending: ReadableStreamDefaultReader<AudioData> | null = null;
   private planes: [Float32Array, Float32Array] = [new Float32Array(INITIAL_CHUNK_FRAMES), new Float32Array(INITIAL_CHUNK_FRAMES)];
   /** The quantum being assembled (stereo interleaved) and how many frames it holds. */
   private readonly frame = new Float32Array(QUANTUM_FRAMES * BUS_CHANNELS);
@@ -36,27 +40,43 @@ export class TrackCapture {
 
   constructor(private readonly sink: CaptureSink) {}
 
-  /** Read `readable` from now on, replacing any previous source (a device switch keeps the stream going). */
+  /**
+   * Read `readable` from now on, replacing any previous source. A device switch keeps the stream
+   * going: the old source is read until the new one delivers its first buffer (opening a device
+   * takes a few hundred ms, which sent nothing and left the listeners ~0.9 s of underruns on the rig).
+   */
   start(readable: ReadableStream<AudioData>): void {
-    this.stop();
     const reader = readable.getReader();
-    this.reader = reader;
-    this.filled = 0;
+    if (this.pending) void this.pending.cancel().catch(() => {});
+    if (this.reader) this.pending = reader;
+    else {
+      this.reader = reader;
+      this.filled = 0;
+    }
     void this.pump(reader);
   }
 
   stop(): void {
-    const r = this.reader;
-    this.reader = null;
-    if (r) void r.cancel().catch(() => {});
+    for (const r of [this.reader, this.pending]) if (r) void r.cancel().catch(() => {});
+    this.reader = this.pending = null;
   }
 
   private async pump(reader: ReadableStreamDefaultReader<AudioData>): Promise<void> {
     try {
       for (;;) {
         const { value, done } = await reader.read();
+        if (reader === this.pending && !done) {
+          // The new source delivers: it takes over from here (the quantum being assembled goes on
+          // with its samples: a seam, no gap).
+          const old = this.reader;
+          this.reader = reader;
+          this.pending = null;
+          if (old) void old.cancel().catch(() => {});
+          this.sink.onSwitched();
+        }
         if (reader !== this.reader) {
           value?.close();
+          if (reader === this.pending) this.pending = null; // the new source ended before it delivered
           return; // replaced or stopped
         }
         if (done) {

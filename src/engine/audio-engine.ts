@@ -8,6 +8,7 @@ import type { TestOptions } from '../shared/worker-protocol.ts';
 import { CAPTURE_PROCESSOR, PLAYBACK_PROCESSOR, type CaptureProcessorOptions, type PlaybackProcessorOptions } from '../shared/worklet-options.ts';
 import captureWorkletUrl from '../../worklets/capture.worklet.ts?worker&url';
 import playbackWorkletUrl from '../../worklets/playback.worklet.ts?worker&url';
+import { setContextOutput } from './devices.ts';
 import { TuttiError, isolationError, micError } from './errors.ts';
 import { keepDeviceAwake } from './keep-device-awake.ts';
 import { reportOutputClock } from './output-clock.ts';
@@ -26,7 +27,22 @@ export interface EngineOptions {
   adaptive?: boolean;
   /** Redundant frames per packet (0..3, default DEFAULT_REDUNDANCY). */
   redundancy?: number;
+  /** Input device id to open ('' or absent: the system default). */
+  inputDeviceId?: string;
   test?: TestOptions;
+}
+
+/** The microphone without speech processing; `latency` is in the Media Capture spec but not yet in TypeScript's DOM types. */
+function micConstraints(channels: 1 | 2, deviceId: string): MediaTrackConstraints & { latency: number } {
+  return {
+    echoCancellation: false,
+    noiseSuppression: false,
+    autoGainControl: false,
+    latency: 0,
+    sampleRate: SAMPLE_RATE,
+    channelCount: channels,
+    ...(deviceId ? { deviceId: { exact: deviceId } } : {}),
+  };
 }
 
 /** Levels for the meters, read from shared memory (never audio frames). */
@@ -44,16 +60,27 @@ export class AudioEngine {
   private readonly captureControl: Float32Array;
   private readonly playback: PlaybackViews;
   private readonly stopOutputClock: () => void;
+  /** The microphone stream in use (replaced by setInputDevice), and replaced ones the worker may still read. */
+  private stream: MediaStream;
+  private readonly retiring = new Set<MediaStream>();
+  /** On the worklet capture path: the capture node, and the microphone's source node feeding it. */
+  private readonly captureNode: AudioWorkletNode | null;
+  private micSource: MediaStreamAudioSourceNode | null;
 
   private constructor(
     readonly context: AudioContext,
-    private readonly stream: MediaStream,
+    stream: MediaStream,
     /** How the microphone reaches the network worker: its track read in the worker, or the capture worklet (fallback). */
     readonly capturePath: CapturePath,
     net: NetBridge,
     captureControl: Float32Array,
     playback: PlaybackViews,
+    capture: { node: AudioWorkletNode; source: MediaStreamAudioSourceNode } | null,
+    private readonly channels: 1 | 2,
   ) {
+    this.stream = stream;
+    this.captureNode = capture?.node ?? null;
+    this.micSource = capture?.source ?? null;
     this.net = net;
     this.captureControl = captureControl;
     this.playback = playback;
@@ -66,16 +93,7 @@ export class AudioEngine {
     if (!navigator.mediaDevices?.getUserMedia) throw new TuttiError('no-input', 'This browser cannot capture audio here: open Tutti over https or on localhost.');
     let stream: MediaStream;
     try {
-      // `latency` is in the Media Capture spec but not yet in TypeScript's DOM types.
-      const audio: MediaTrackConstraints & { latency: number } = {
-        echoCancellation: false,
-        noiseSuppression: false,
-        autoGainControl: false,
-        latency: 0,
-        sampleRate: SAMPLE_RATE,
-        channelCount: opts.channels,
-      };
-      stream = await navigator.mediaDevices.getUserMedia({ audio, video: false });
+      stream = await navigator.mediaDevices.getUserMedia({ audio: micConstraints(opts.channels, opts.inputDeviceId ?? ''), video: false });
     } catch (err) {
       throw micError(err);
     }
@@ -104,15 +122,18 @@ export class AudioEngine {
     const track = stream.getAudioTracks()[0]!;
     const Processor = (globalThis as { MediaStreamTrackProcessor?: TrackProcessorConstructor }).MediaStreamTrackProcessor;
     const capturePath: CapturePath = Processor && track.getSettings().sampleRate === SAMPLE_RATE ? 'track' : 'worklet';
+    let worklet: { node: AudioWorkletNode; source: MediaStreamAudioSourceNode } | null = null;
     if (capturePath === 'track') {
       net.setCaptureSource(new Processor!({ track }).readable);
     } else {
-      const captureNode = new AudioWorkletNode(context, CAPTURE_PROCESSOR, {
+      const node = new AudioWorkletNode(context, CAPTURE_PROCESSOR, {
         numberOfInputs: 1,
         numberOfOutputs: 0,
         processorOptions: { capture } satisfies CaptureProcessorOptions,
       });
-      context.createMediaStreamSource(stream).connect(captureNode);
+      const source = context.createMediaStreamSource(stream);
+      source.connect(node);
+      worklet = { node, source };
     }
     const playbackNode = new AudioWorkletNode(context, PLAYBACK_PROCESSOR, {
       numberOfInputs: 0,
@@ -123,7 +144,62 @@ export class AudioEngine {
     playbackNode.connect(context.destination);
     keepDeviceAwake(context);
     await context.resume();
-    return new AudioEngine(context, stream, capturePath, net, captureMeterView(capture), new PlaybackViews(playbackSab));
+    return new AudioEngine(context, stream, capturePath, net, captureMeterView(capture), new PlaybackViews(playbackSab), worklet, opts.channels);
+  }
+
+  /** The input device id in use ('' where the browser does not say). */
+  inputDeviceId(): string {
+    return this.stream.getAudioTracks()[0]?.getSettings().deviceId ?? '';
+  }
+
+  /**
+   * Switches the microphone to device `id` ('' = the system default) without leaving the room: the
+   * new track goes to the network worker (or the capture worklet) and the old one stops; peers
+   * keep receiving the same stream, sequence and all. Throws TuttiError if the device cannot be
+   * opened; the old microphone then stays in use.
+   */
+  async setInputDevice(id: string): Promise<void> {
+    let stream: MediaStream;
+    try {
+      stream = await navigator.mediaDevices.getUserMedia({ audio: micConstraints(this.channels, id), video: false });
+    } catch (err) {
+      throw micError(err);
+    }
+    const track = stream.getAudioTracks()[0];
+    if (!track) throw new TuttiError('no-input', 'That input device gave no audio track.');
+    if (this.capturePath === 'track') {
+      const Processor = (globalThis as { MediaStreamTrackProcessor?: TrackProcessorConstructor }).MediaStreamTrackProcessor!;
+      this.net.setCaptureSource(new Processor({ track }).readable);
+    } else {
+      const source = this.context.createMediaStreamSource(stream);
+      source.connect(this.captureNode!);
+      this.micSource?.disconnect();
+      this.micSource = source;
+    }
+    const old = this.stream;
+    this.stream = stream;
+    if (this.capturePath === 'track') {
+      // The worker reads the old track until the new one delivers (no gap for the listeners),
+      // then says so: only then is the old one stopped.
+      this.retiring.add(old);
+      const off = this.net.on('capture-switched', () => {
+        off();
+        this.retiring.delete(old);
+        for (const t of old.getTracks()) t.stop();
+      });
+    } else {
+      for (const t of old.getTracks()) t.stop();
+    }
+  }
+
+  /**
+   * Sends our playback to output device `id` ('' = the system default); throws where the browser
+   * cannot (devices.ts). Chromium suspends a context whose output device went away (seen on the
+   * rig when a sink was unloaded), and a new sink does not resume it: resume it here.
+   */
+  async setOutputDevice(id: string): Promise<void> {
+    await setContextOutput(this.context, id);
+    if (this.context.state === 'suspended') await this.context.resume();
   }
 
   /** Gain applied to the microphone before sending (0–4, linear); the worker reads it from shared memory. */
@@ -159,7 +235,7 @@ export class AudioEngine {
   async stop(): Promise<void> {
     this.stopOutputClock();
     this.net.terminate();
-    for (const t of this.stream.getTracks()) t.stop();
+    for (const s of [this.stream, ...this.retiring]) for (const t of s.getTracks()) t.stop();
     await this.context.close();
   }
 }

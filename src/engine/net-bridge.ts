@@ -8,6 +8,7 @@ type Handlers = {
   'peer-open': (peerId: string) => void;
   'peer-closed': (peerId: string, reason: PeerClosedReason) => void;
   error: (message: string) => void;
+  'capture-switched': () => void;
 };
 
 export class NetBridge {
@@ -17,6 +18,7 @@ export class NetBridge {
     'peer-open': new Set(),
     'peer-closed': new Set(),
     error: new Set(),
+    'capture-switched': new Set(),
   };
   readonly ready: Promise<void>;
   /** get-trace requests awaiting their `trace` answer, oldest first (the worker answers in order). */
@@ -126,6 +128,9 @@ export class NetBridge {
         return;
       case 'error':
         for (const fn of this.handlers.error) fn(m.message);
+        return;
+      case 'capture-switched':
+        for (const fn of this.handlers['capture-switched']) fn();
         return;
       default:
         m satisfies never;

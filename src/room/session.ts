@@ -9,6 +9,7 @@ import type { StatsMessage } from '../shared/worker-protocol.ts';
 import { MAX_ROOM_TITLE, parseControlRequest, type MemberState, type MixState, type Role } from '../shared/signaling-protocol.ts';
 import { AudioEngine, type EngineOptions } from '../engine/audio-engine.ts';
 import { AudioMesh, type RemoteMember } from './audio-mesh.ts';
+import { DeviceChoice } from './device-choice.ts';
 import { effectiveIceServers } from './ice-servers.ts';
 import { LISTING_KEY } from './open-rooms.ts';
 import { Room, type Access } from './room.ts';
@@ -52,6 +53,8 @@ export class Session extends EventTarget {
   roomDepth: number | undefined;
   /** The title the room is listed under on the server's open rooms, or undefined. */
   listingTitle: string | undefined;
+  /** The input and output devices (participant only). */
+  readonly devices: DeviceChoice | undefined;
 
   private constructor(
     readonly identity: SessionIdentity,
@@ -64,6 +67,7 @@ export class Session extends EventTarget {
     super();
     this.access = room.access;
     this.roster = room.roster();
+    this.devices = engine ? new DeviceChoice(engine) : undefined;
   }
 
   /**
@@ -95,6 +99,8 @@ export class Session extends EventTarget {
       const mesh = engine ? new AudioMesh(room, engine.net, iceServers) : undefined;
       const session = new Session(identity, choices, room, engine, mesh);
       session.wire();
+      // The remembered devices: a device that cannot be opened leaves the default in use, and says so.
+      void session.devices?.start().catch((err: unknown) => session.dispatchEvent(new CustomEvent('error', { detail: `Audio devices: ${err instanceof Error ? err.message : String(err)}` })));
       return session;
     } catch (err) {
       await engine?.stop();
@@ -124,6 +130,7 @@ export class Session extends EventTarget {
     room.settings.observe(apply);
     void room.loaded.then(apply);
     const { engine, mesh } = this;
+    this.devices?.addEventListener('change', () => this.changed());
     if (engine && mesh) {
       mesh.onchange = () => {
         this.members = mesh.members();
@@ -253,11 +260,13 @@ export class Session extends EventTarget {
 
   /** The page is going away: close the links now (no awaiting in pagehide). */
   abandon(): void {
+    this.devices?.stop();
     this.mesh?.leave();
     this.room.destroy();
   }
 
   async leave(): Promise<void> {
+    this.devices?.stop();
     this.mesh?.leave();
     if (this.engine) {
       // Forget control requests addressed to us: our client id is never reused.

@@ -249,5 +249,13 @@ export interface WorkerErrorMessage {
   type: 'error';
   message: string;
 }
+/**
+ * The microphone source of the last `capture-source` delivers: the worker read the previous one up
+ * to this moment (a device switch sends without a gap) and has let it go, so the page may stop
+ * the previous track.
+ */
+export interface CaptureSwitchedMessage {
+  type: 'capture-switched';
+}
 
-export type FromWorker = ReadyMessage | StatsMessage | TraceMessage | PeerOpenMessage | PeerClosedMessage | WorkerErrorMessage;
+export type FromWorker = ReadyMessage | StatsMessage | TraceMessage | PeerOpenMessage | PeerClosedMessage | WorkerErrorMessage | CaptureSwitchedMessage;

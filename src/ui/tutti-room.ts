@@ -1,5 +1,5 @@
 // <tutti-room>: the room view of a participant. Access line, your own strip (mute, input gain,
-// jitter buffer, redundancy, output volume, mono/stereo, meters), one strip per peer, roster,
+// jitter buffer, redundancy, output volume, mono/stereo, audio devices, meters), one strip per peer, roster,
 // notes, setlist, sharing and the room's settings. Shows a Session's state and calls its methods;
 // fires `leave-room` and `retry-password`.
 
@@ -21,6 +21,7 @@ import './tutti-notes.ts';
 import './tutti-setlist.ts';
 import './tutti-share.ts';
 import './tutti-measure-tools.ts';
+import './tutti-devices.ts';
 
 /**
  * @fires leave-room - the user leaves the room.
@@ -167,6 +168,7 @@ export class TuttiRoom extends LitElement {
               </select>
             </label>
           </div>
+          <tutti-devices .devices=${s.devices}></tutti-devices>
           <label>Mix output
             ${levels().clipped > 0 ? html`<span class="clip" title="The mix exceeded full scale and was clipped; turn the output or a peer down.">CLIP (${levels().clipped} samples)</span>` : nothing}
             <tutti-meter .read=${() => levels().master} label="Mix output level"></tutti-meter></label>
