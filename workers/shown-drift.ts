@@ -37,6 +37,7 @@
 // ppm adds that to the figure; the playout rate does not depend on this assumption.
 
 import { QUANTUM_MS } from '../src/shared/constants.ts';
+import { medianInPlace } from '../src/shared/median.ts';
 import { seqDiff } from '../src/shared/seq.ts';
 
 /** Seconds of a stream left out at its start (the start-up ramp of the render position). */
@@ -103,8 +104,7 @@ class SegmentedLine {
     if (n < 2) return 0;
     const sl = this.slopes;
     for (let k = 1; k < n; k++) sl[k - 1] = (this.v[this.at(k)]! - this.v[this.at(k - 1)]!) / (this.t[this.at(k)]! - this.t[this.at(k - 1)]!);
-    const sorted = sl.subarray(0, n - 1).sort();
-    return (n - 1) % 2 === 1 ? sorted[(n - 2) >> 1]! : (sorted[(n - 1) / 2 - 1]! + sorted[(n - 1) / 2]!) / 2;
+    return medianInPlace(sl, n - 1);
   }
 
   /** Assigns each point its segment (this.seg, by k), judging each step against `trend`. */

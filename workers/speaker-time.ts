@@ -16,6 +16,7 @@
 // one reading.
 
 import { SAMPLE_RATE } from '../src/shared/constants.ts';
+import { medianInPlace } from '../src/shared/median.ts';
 
 /** Readings whose median is used (2.25 s at four a second). */
 export const READINGS = 9;
@@ -43,8 +44,7 @@ export class SpeakerTime {
     const n = Math.min(this.count, READINGS);
     const s = this.sorted;
     for (let i = 0; i < n; i++) s[i] = this.offsets[i]!;
-    s.subarray(0, n).sort();
-    this.offset = n % 2 === 1 ? s[(n - 1) >> 1]! : (s[n / 2 - 1]! + s[n / 2]!) / 2;
+    this.offset = medianInPlace(s, n);
   }
 
   /**
