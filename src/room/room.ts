@@ -11,6 +11,7 @@ import * as encoding from 'lib0/encoding';
 import * as buffer from 'lib0/buffer';
 import { parseMemberState, type ControlRequest, type MemberState, type SignalingClientMessage } from '../shared/signaling-protocol.ts';
 import { ANSWER_FIELD, AccessTracker, type Access } from './access.ts';
+import { StuckLinks, type RoomLinkLike } from './stuck-links.ts';
 
 export { WRONG_PASSWORD_AFTER_MS, type Access } from './access.ts';
 
@@ -53,6 +54,8 @@ export class Room {
   onaccess: (a: Access) => void = () => {};
   onroster: () => void = () => {};
   private readonly tracker = new AccessTracker(Date.now());
+  /** Room links y-webrtc would leave waiting forever (./stuck-links.ts). */
+  readonly stuckLinks = new StuckLinks();
   private readonly timer: ReturnType<typeof setInterval>;
   private conns: SignalingConnLike[];
   private offlineState: Record<string, unknown> | null = null;
@@ -74,7 +77,10 @@ export class Room {
     this.conns = this.provider.signalingConns as SignalingConnLike[];
     this.listen(this.conns);
     this.provider.awareness.on('change', this.onAwareness);
-    this.timer = setInterval(() => this.updateAccess(), 500);
+    this.timer = setInterval(() => {
+      this.updateAccess();
+      this.restartStuckLinks();
+    }, 500);
   }
 
   get clientId(): number {
@@ -221,6 +227,15 @@ export class Room {
     const announce = { type: 'announce', from: peerId };
     const data = key ? buffer.toBase64(await seal(announce, key)) : announce;
     for (const c of this.conns) if (c.connected) c.send({ type: 'publish', topic: this.opts.name, data, [ANSWER_FIELD]: true });
+  }
+
+  private restartStuckLinks(): void {
+    const room = this.provider.room;
+    if (!room) return;
+    // y-webrtc's WebrtcConn, typed only as far as we read it; destroy() ends the link and makes
+    // y-webrtc announce us again.
+    const links = room.webrtcConns as unknown as ReadonlyMap<string, RoomLinkLike & { destroy(): void }>;
+    for (const link of this.stuckLinks.check(links, room.peerId, Date.now())) link.destroy();
   }
 
   private updateAccess(): void {

@@ -7,6 +7,7 @@ import { WebSocket } from 'ws';
 import { WRONG_PASSWORD_AFTER_MS } from '../../src/room/access.ts';
 import { joinRoom, netWorker } from '../support/browsers.ts';
 import { buildProbe, openProbe } from '../support/probe-page.ts';
+import { startHoldProxy } from '../support/ws-hold-proxy.ts';
 import { startServer } from '../support/server.ts';
 import { stats } from '../support/stats.ts';
 import { roomSuite } from '../support/suite.ts';
@@ -36,6 +37,31 @@ function roomState(page: Page): Promise<{ notes: string; roster: string[]; setli
 
 const notes = (page: Page) => page.getByRole('textbox', { name: 'Lesson notes' });
 
+/** Start a y-webrtc peer on the probe page: the unmodified WebrtcProvider, or our Room around it. */
+function startProbePeer(page: Page, o: { signaling: string; room: string; text: string; ours: boolean }): Promise<void> {
+  return page.evaluate(({ signaling, room, text, ours }) => {
+    const { Y, WebrtcProvider, Room } = (globalThis as unknown as { yjsProbe: { Y: typeof import('yjs'); WebrtcProvider: typeof import('y-webrtc').WebrtcProvider; Room: typeof import('../../src/room/room.ts').Room } }).yjsProbe;
+    let probe;
+    if (ours) {
+      const r = new Room({ name: room, password: '', signalingUrl: signaling, iceServers: [] });
+      probe = { doc: r.doc, provider: r.provider, room: r };
+    } else {
+      const doc = new Y.Doc();
+      probe = { doc, provider: new WebrtcProvider(room, doc, { signaling: [signaling] }), room: null };
+    }
+    (globalThis as unknown as { probe: unknown }).probe = probe;
+    probe.doc.getArray<string>('list').push([text]);
+  }, o);
+}
+type ProbeGlobal = { probe: { doc: import('yjs').Doc; provider: import('y-webrtc').WebrtcProvider; room: import('../../src/room/room.ts').Room | null } };
+const probeList = (page: Page) => page.evaluate(() => (globalThis as unknown as ProbeGlobal).probe.doc.getArray<string>('list').toArray().sort());
+const probeConnected = (page: Page) => page.evaluate(() => (globalThis as unknown as ProbeGlobal).probe.provider.signalingConns.every((c) => c.connected));
+const stopProbePeer = (page: Page) => page.evaluate(() => {
+  const p = (globalThis as unknown as ProbeGlobal).probe;
+  if (p.room) p.room.destroy();
+  else p.provider.destroy();
+});
+
 test('unmodified y-webrtc providers in two browsers find each other through our server and sync a doc', async () => {
   // Our real server (same code as the app's), serving only the probe page.
   const probeServer = await startServer({ root: await buildProbe() });
@@ -44,24 +70,63 @@ test('unmodified y-webrtc providers in two browsers find each other through our 
   await openProbe(a.page, probeServer.url);
   await openProbe(b.page, probeServer.url);
   const signaling = probeServer.url.replace('http', 'ws') + '/signal';
-  const start = (page: Page, text: string) =>
-    page.evaluate(({ signaling, text }) => {
-      const { Y, WebrtcProvider } = (globalThis as unknown as { yjsProbe: { Y: typeof import('yjs'); WebrtcProvider: typeof import('y-webrtc').WebrtcProvider } }).yjsProbe;
-      const doc = new Y.Doc();
-      const provider = new WebrtcProvider('probe-room', doc, { signaling: [signaling] });
-      (globalThis as unknown as { probe: unknown }).probe = { doc, provider };
-      doc.getArray<string>('list').push([text]);
-    }, { signaling, text });
-  await start(a.page, 'from A');
-  await start(b.page, 'from B');
-  const list = (page: Page) => page.evaluate(() => ((globalThis as unknown as { probe: { doc: import('yjs').Doc } }).probe.doc.getArray<string>('list').toArray().sort()));
-  await expect.poll(() => list(a.page), { timeout: 20_000 }).toEqual(['from A', 'from B']);
-  await expect.poll(() => list(b.page), { timeout: 20_000 }).toEqual(['from A', 'from B']);
+  // One after the other, as people usually arrive: two that start within milliseconds can cross
+  // their announces and hit y-webrtc's own race, which leaves both waiting forever (the test below).
+  await startProbePeer(a.page, { signaling, room: 'probe-room', text: 'from A', ours: false });
+  await expect.poll(() => probeConnected(a.page)).toBe(true);
+  await startProbePeer(b.page, { signaling, room: 'probe-room', text: 'from B', ours: false });
+  await expect.poll(() => probeList(a.page), { timeout: 20_000 }).toEqual(['from A', 'from B']);
+  await expect.poll(() => probeList(b.page), { timeout: 20_000 }).toEqual(['from A', 'from B']);
   const health = (await (await fetch(`${probeServer.url}/healthz`)).json()) as { signaling: { sockets: number; topics: number } };
   expect(health.signaling.sockets).toBe(2);
   expect(health.signaling.topics).toBe(1);
   await a.close();
   await b.close();
+  await probeServer.close();
+});
+
+test('two peers whose announces cross: unmodified y-webrtc leaves them waiting forever; our Room restarts the stuck link and they connect', async () => {
+  // The interleaving of two joins at the same moment (src/room/stuck-links.ts), made certain: B's
+  // uplink is held (a slow link) while A's announce reaches B and B answers it with an offer; then
+  // B's announce and its offer reach A back to back. A starts a link for the announce, takes the
+  // offer into it before its own offer exists, and y-webrtc drops that link. Without the held
+  // uplink the same happened in 4 of 30 simultaneous starts here.
+  const probeServer = await startServer({ root: await buildProbe() });
+  const proxy = await startHoldProxy(probeServer.url.replace('http', 'ws') + '/signal');
+  const a = await launch();
+  const b = await launch();
+  await openProbe(a.page, probeServer.url);
+  await openProbe(b.page, probeServer.url);
+  const direct = probeServer.url.replace('http', 'ws') + '/signal';
+  const cross = async (room: string, ours: boolean): Promise<void> => {
+    proxy.hold('publish');
+    await startProbePeer(b.page, { signaling: proxy.url, room, text: 'from B', ours });
+    await expect.poll(() => probeConnected(b.page)).toBe(true);
+    await startProbePeer(a.page, { signaling: direct, room, text: 'from A', ours });
+    // B's announce, then (once A's announce reached it) its offer and candidates, all held.
+    await expect.poll(() => proxy.held().some((m) => (m as { data?: { signal?: { type?: string } } }).data?.signal?.type === 'offer')).toBe(true);
+    await b.page.waitForTimeout(300);
+    proxy.release();
+  };
+  const synced = async () => (await probeList(a.page)).length === 2 && (await probeList(b.page)).length === 2;
+
+  await cross('crossing-' + Date.now(), false);
+  await a.page.waitForTimeout(10_000);
+  expect(await synced(), 'the race reproduced: unmodified y-webrtc has not connected the two in 10 s').toBe(false);
+  await stopProbePeer(a.page);
+  await stopProbePeer(b.page);
+
+  await cross('crossing-ours-' + Date.now(), true);
+  await expect.poll(synced, { timeout: 15_000 }).toBe(true);
+  const restarted = async (page: Page) => page.evaluate(() => (globalThis as unknown as ProbeGlobal).probe.room!.stuckLinks.restarted);
+  const total = (await restarted(a.page)) + (await restarted(b.page));
+  console.log(`crossing announces: our Room restarted ${total} stuck link(s), then the two synced`);
+  expect(total, 'the race happened with our Room too, and was undone').toBeGreaterThanOrEqual(1);
+  await stopProbePeer(a.page);
+  await stopProbePeer(b.page);
+  await a.close();
+  await b.close();
+  await proxy.close();
   await probeServer.close();
 });
 
