@@ -40,7 +40,8 @@
 //   so every join settles near the same depth within seconds instead of walking down from the
 //   default one quantum per 2 s.
 // - Rate: the measured clock ratio (workers/drift-estimator.ts; over ~22 s, then over ~4 min once
-//   that has 60 s) fed forward, plus a proportional
+//   that has 60 s; each glitch and trim breaks its line, so a device's lost time is not read as
+//   drift) fed forward, plus a proportional
 //   term that holds the median low point of the last half second at the target (less the relief) and moves the
 //   buffer to a new depth by playing up to 0.5 % faster or slower, never by skipping or holding.
 //   (An integral term would settle at the ratio too, but it also winds up on every depth change,
@@ -72,6 +73,15 @@ const GLITCH_GROWTH = 8;
 const RELIEF_MARGIN = 1;
 /** Rate per quantum of depth error (1 quantum off → 0.1 % → corrected in ~3 s). */
 const KP = 0.001;
+/**
+ * Extra rate per quantum of depth error beyond FAR_ERROR (after the dead band): a level that far
+ * off for half a second is a step (a device stall's excess, a depth change), not jitter, and at KP
+ * alone it took 10-12 s to drain the 2-3 quanta a stall left (a loaded run: the median held level
+ * of 30 s sat 1.2-1.3 quanta over a manual 8). With it, ~3 s; near the target the rate stays as
+ * gentle as before (the clamp, MAX_RATE_DEVIATION = 0.5 %, is 8.6 cents).
+ */
+const KP_FAR = 0.002;
+const FAR_ERROR = 1;
 /** Depth error (quanta) treated as zero. */
 const DEAD_BAND = 0.5;
 /** Clean windows after a (re)start before the target jumps to the measured need (~2 s). */
@@ -141,6 +151,11 @@ export class DepthController {
   onWindow(lowQuanta: number, trimmedTotal = this.trimmedTotal): void {
     const shift = trimmedTotal - this.trimmedTotal;
     this.trimmedTotal = trimmedTotal;
+    if (shift > 0) {
+      // The worklet trimmed an excess: where our output stalled, if it did (drift-estimator.ts).
+      this.clocks.breakTimeline();
+      this.longClocks.breakTimeline();
+    }
     if (shift > 0 && this.count > 0) {
       this.average -= shift;
       for (let i = 0; i < AVERAGE_LAG; i++) this.pastAverages[i] = this.pastAverages[i]! - shift;
@@ -256,7 +271,12 @@ export class DepthController {
     // The dip behind a glitch: the low point stops at zero when the buffer runs dry (play waits),
     // so what the trace shows is cut off there; each quantum waited or frame late is one more.
     const glitchDip = newGlitches ? this.reference() + (glitches - this.lastGlitches) : 0;
-    if (newGlitches) this.recurringDips.note(glitchDip);
+    if (newGlitches) {
+      this.recurringDips.note(glitchDip);
+      // A glitch is where a device lost time, if one did: not drift (drift-estimator.ts).
+      this.clocks.breakTimeline();
+      this.longClocks.breakTimeline();
+    }
     this.lastGlitches = glitches;
     if (newGlitches) this.settling = false; // a glitch this early: grow as usual, no jump down
     if (this.adaptive && this.count >= RECENT) {
@@ -295,7 +315,8 @@ export class DepthController {
     // a half-quantum dead band keeps the rate from chasing those steps.
     const raw = this.quantile(this.lows, Math.min(this.count, RECENT), 0.5) - (this.target - this.relief());
     const error = raw > DEAD_BAND ? raw - DEAD_BAND : raw < -DEAD_BAND ? raw + DEAD_BAND : 0;
-    this.rate = Math.max(1 - MAX_RATE_DEVIATION, Math.min(1 + MAX_RATE_DEVIATION, 1 + KP * error + this.drift));
+    const far = error > FAR_ERROR ? error - FAR_ERROR : error < -FAR_ERROR ? error + FAR_ERROR : 0;
+    this.rate = Math.max(1 - MAX_RATE_DEVIATION, Math.min(1 + MAX_RATE_DEVIATION, 1 + KP * error + KP_FAR * far + this.drift));
   }
 
   /** Mean and lowest low point over the last `n` windows, quanta. */

@@ -117,12 +117,19 @@ test('a sender whose clock runs 1000 ppm fast: the receiver holds its depth (dri
   // stall of this 2-core machine it sat 1.2 quanta above for 25 s while `held` stayed on target).
   const fills: number[] = [];
   const means: number[] = [];
+  const perSecond: string[] = [];
+  let prev = s0;
   for (let i = 0; i < 30; i++) {
     await b.waitForTimeout(1000);
-    const f = (await onlyPeer(b)).fill;
+    const now = await onlyPeer(b);
+    const f = now.fill;
     fills.push(f.held);
     means.push(f.avg);
+    const d = delta(prev, now);
+    perSecond.push(`${f.held}/${now.rate.toFixed(5)}/${d.underruns}u${now.trimmed - prev.trimmed}t`);
+    prev = now;
   }
+  console.log(`+1000 ppm sender, per second held/rate/underruns,trims: ${perSecond.join(' ')}`);
   const s1 = await onlyPeer(b);
   const d = delta(s0, s1);
   console.log(`+1000 ppm sender, depth 8: held fill per second ${fills.join(' ')}; mean low point per second ${means.join(' ')}; drift estimate ${s1.driftPpm} ppm, rate ${s1.rate}; resyncs ${d.resyncs}, underruns ${d.underruns}, late ${d.late}`);

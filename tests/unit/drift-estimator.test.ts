@@ -50,3 +50,51 @@ describe('drift estimator windows', () => {
     });
   });
 });
+
+// A busy machine's sender loses time in steps (3 to 66 ms, a dozen in half a minute in a CI run):
+// its arrivals pause and the line of rendered quanta per sequence jumps. The receiver underruns,
+// and the controller marks the break up to 100 ms after the first arrival past the jump.
+describe('drift estimator across steps', () => {
+  function withSteps(marked: boolean, seed: number): number[] {
+    const drift = 1000e-6;
+    const est = new DriftEstimator(CONTROL_WINDOW);
+    let rnd = seed;
+    const next = () => ((rnd = (Math.imul(rnd, 1103515245) + 12345) >>> 0) / 2 ** 32);
+    let lost = 0;
+    let breakAt = -1;
+    const errors: number[] = [];
+    for (let seq = 0; seq < FRAMES_PER_SECOND * 40; seq++) {
+      if (seq > FRAMES_PER_SECOND * 6 && next() < 13 / (FRAMES_PER_SECOND * 30)) {
+        lost += 0.003 + next() * 0.063;
+        breakAt = seq + Math.floor(next() * 38); // 0-100 ms of arrivals after the jump
+      }
+      const arrived = seq / (FRAMES_PER_SECOND * (1 + drift)) + lost;
+      est.add(seq, Math.floor((FRAMES_PER_SECOND * arrived) / 8) * 8);
+      if (marked && seq === breakAt) est.breakTimeline();
+      if (seq % FRAMES_PER_SECOND === 0 && seq >= FRAMES_PER_SECOND * 10) errors.push((est.estimate()! - drift) * 1e6);
+    }
+    return errors;
+  }
+
+  test('unmarked, one slope through the steps reads thousands of ppm off; marked, within 250 ppm (render bursts in 2 s segments)', () => {
+    let worstUnmarked = 0;
+    let worstMarked = 0;
+    for (let seed = 1; seed <= 8; seed++) {
+      worstUnmarked = Math.max(worstUnmarked, ...withSteps(false, seed).map(Math.abs));
+      worstMarked = Math.max(worstMarked, ...withSteps(true, seed).map(Math.abs));
+    }
+    assert.ok(worstUnmarked > 1000, `unmarked off by at most ${worstUnmarked.toFixed(0)} ppm`);
+    assert.ok(worstMarked < 250, `marked off by up to ${worstMarked.toFixed(0)} ppm`);
+  });
+
+  test('a break with nothing to break, and breaks every second, leave the estimate on the slope', () => {
+    const est = new DriftEstimator(CONTROL_WINDOW);
+    est.breakTimeline(); // before any arrival: nothing happens
+    for (let seq = 0; seq < FRAMES_PER_SECOND * 30; seq++) {
+      const arrived = seq / (FRAMES_PER_SECOND * (1 + TRUE_DRIFT));
+      est.add(seq, Math.floor((FRAMES_PER_SECOND * arrived) / 8) * 8);
+      if (seq % FRAMES_PER_SECOND === 200) est.breakTimeline();
+    }
+    assert.ok(Math.abs(est.estimate()! - TRUE_DRIFT) * 1e6 < 150, `estimate ${est.estimate()}`);
+  });
+});
