@@ -5,6 +5,7 @@
 // control and 1 Hz stats (peer-stats.ts).
 
 /// <reference lib="webworker" />
+import type { InputChannels } from '../src/shared/input-channels.ts';
 import { DEFAULT_DEPTH, MAX_PEERS, QUANTUM_FRAMES, clampDepth } from '../src/shared/constants.ts';
 import { CAP_I32, CaptureViews, PEER_I32, PLAY_F32, PlaybackViews } from '../src/shared/memory-layout.ts';
 import { ControlKind } from '../src/shared/wire.ts';
@@ -58,7 +59,7 @@ class NetWorker {
     const test: TestOptions = __TUTTI_TEST__ ? (init.test ?? {}) : {};
     const tap = __TUTTI_TEST__ && test.tap ? new Tap(streamId) : null;
     if (__TUTTI_TEST__ && tap) self.__tuttiTap = tap;
-    this.sender = new Sender(this.cap, init.channels, init.redundancy, streamId, test, tap, (reason) => post({ type: 'error', message: reason }), () => post({ type: 'capture-switched' }));
+    this.sender = new Sender(this.cap, init.channels, init.redundancy, streamId, test, tap, (reason) => post({ type: 'capture-ended', reason }), () => post({ type: 'capture-switched' }));
     this.receiver = new Receiver(this.play, streamId, post, tap, this.speaker);
     this.timers = [
       setInterval(() => this.postStats(), STATS_INTERVAL_MS),
@@ -70,6 +71,10 @@ class NetWorker {
   setCaptureSource(readable: ReadableStream<AudioData>): void {
     this.sender.setCaptureSource(readable);
   }
+  setInputChannels(channels: InputChannels): void {
+    this.sender.setInputChannels(channels);
+  }
+
 
   outputClock(contextTime: number, wallMs: number): void {
     this.output.add(contextTime, wallMs);
@@ -303,6 +308,9 @@ self.onmessage = (ev: MessageEvent<ToWorker>) => {
       break;
     case 'capture-source':
       worker!.setCaptureSource(msg.readable);
+      break;
+    case 'set-input-channels':
+      worker!.setInputChannels(msg.channels);
       break;
     case 'output-clock':
       worker!.outputClock(msg.contextTime, msg.wallMs);

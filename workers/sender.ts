@@ -4,6 +4,7 @@
 // afford, a mono mixdown at the bottom of the governor's ladder, or nothing while its channel's
 // backlog is too old to play in time. Allocation-free per frame (test options aside).
 
+import type { InputChannels } from '../src/shared/input-channels.ts';
 import { LOOPBACK_MARKER, MAX_REDUNDANCY, METER_DECAY_PER_QUANTUM, QUANTUM_MS, QUANTUM_SAMPLES } from '../src/shared/constants.ts';
 import { CAP_F32, CAP_I32, type CaptureViews } from '../src/shared/memory-layout.ts';
 import { seqAdd } from '../src/shared/seq.ts';
@@ -77,7 +78,12 @@ export class Sender {
   }
 
   /** Replace the microphone's stream (MediaStreamTrackProcessor.readable, transferred by the page). */
-  setCaptureSource(readable: ReadableStream<AudioData>): void {
+/** Which input channels the microphone's track gives us (the worklet path captures both). */
+  setInputChannels(channels: InputChannels): void {
+    this.track.channels = channels;
+  }
+
+    setCaptureSource(readable: ReadableStream<AudioData>): void {
     this.track.start(readable);
   }
 

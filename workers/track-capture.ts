@@ -11,6 +11,7 @@
 // the stream runs at the microphone's own clock, which the receiver's drift control follows.
 
 import { BUS_CHANNELS, QUANTUM_FRAMES, SAMPLE_RATE } from '../src/shared/constants.ts';
+import { inputPlanes, type InputChannels } from '../src/shared/input-channels.ts';
 
 /** Frames of one capture buffer we accept without growing the staging planes (Chromium delivers 480–1024). */
 const INITIAL_CHUNK_FRAMES = 4096;
@@ -37,6 +38,8 @@ export class TrackCapture {
   /** copyTo options, reused for every buffer. */
   private readonly copyLeft: AudioDataCopyToOptions = { planeIndex: 0, format: 'f32-planar', frameCount: 0 };
   private readonly copyRight: AudioDataCopyToOptions = { planeIndex: 1, format: 'f32-planar', frameCount: 0 };
+  /** The device channels read into our left and right (the page's choice; read at every buffer). */
+  channels: InputChannels = 'both';
 
   constructor(private readonly sink: CaptureSink) {}
 
@@ -80,8 +83,7 @@ export class TrackCapture {
           return; // replaced or stopped
         }
         if (done) {
-          this.reader = null;
-          this.sink.onEnd('The microphone stopped delivering audio (the device was unplugged or the track ended).');
+          if (!this.promotePending()) this.sink.onEnd('The microphone stopped delivering audio (the device was unplugged or the track ended).');
           return;
         }
         try {
@@ -91,11 +93,23 @@ export class TrackCapture {
         }
       }
     } catch (err) {
-      if (reader === this.reader) {
-        this.reader = null;
+      if (reader === this.reader && !this.promotePending()) {
         this.sink.onEnd(`Reading the microphone failed: ${err instanceof Error ? err.message : String(err)}`);
       }
     }
+  }
+
+  /**
+   * The current source ended. A new one already opening (the page switched, perhaps because this
+   * one went away) takes over now, and that is the switch; else there is no source. Returns
+   * whether one took over.
+   */
+  private promotePending(): boolean {
+    this.reader = this.pending;
+    this.pending = null;
+    if (!this.reader) return false;
+    this.sink.onSwitched();
+    return true;
   }
 
   /** Append one capture buffer; emit every quantum it completes. */
@@ -104,9 +118,12 @@ export class TrackCapture {
     const n = data.numberOfFrames;
     if (n > this.planes[0].length) this.planes = [new Float32Array(n), new Float32Array(n)]; // a larger device buffer: once
     const [l, r] = this.planes;
+    const [left, right] = inputPlanes(this.channels, data.numberOfChannels);
     this.copyLeft.frameCount = this.copyRight.frameCount = n;
+    this.copyLeft.planeIndex = left;
+    this.copyRight.planeIndex = right;
     data.copyTo(l, this.copyLeft);
-    if (data.numberOfChannels > 1) data.copyTo(r, this.copyRight);
+    if (right !== left) data.copyTo(r, this.copyRight);
     else r.set(l.subarray(0, n));
     // AudioData.timestamp is the capture time of the buffer's first frame on this worker's
     // performance timeline (µs); the wire carries wall-clock µs.

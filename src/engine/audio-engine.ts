@@ -2,6 +2,7 @@
 // AudioContext with the capture and playback worklets, and starts the network worker over shared
 // memory. After start() the page only sends control messages; it never sees an audio frame.
 
+import type { InputChannels } from '../shared/input-channels.ts';
 import { DEFAULT_DEPTH, DEFAULT_REDUNDANCY, SAMPLE_RATE } from '../shared/constants.ts';
 import { CAP_F32, PEER_F32, PLAY_F32, PLAY_I32, PlaybackViews, captureMeterView, createCaptureMemory, createPlaybackMemory } from '../shared/memory-layout.ts';
 import type { TestOptions } from '../shared/worker-protocol.ts';
@@ -66,6 +67,8 @@ export class AudioEngine {
   /** On the worklet capture path: the capture node, and the microphone's source node feeding it. */
   private readonly captureNode: AudioWorkletNode | null;
   private micSource: MediaStreamAudioSourceNode | null;
+  /** Which input channels we send (src/shared/input-channels.ts). */
+  private inputChannels: InputChannels = 'both';
 
   private constructor(
     readonly context: AudioContext,
@@ -161,7 +164,7 @@ export class AudioEngine {
   async setInputDevice(id: string): Promise<void> {
     let stream: MediaStream;
     try {
-      stream = await navigator.mediaDevices.getUserMedia({ audio: micConstraints(this.channels, id), video: false });
+      stream = await navigator.mediaDevices.getUserMedia({ audio: micConstraints(this.captureChannels(), id), video: false });
     } catch (err) {
       throw micError(err);
     }
@@ -190,6 +193,35 @@ export class AudioEngine {
     } else {
       for (const t of old.getTracks()) t.stop();
     }
+  }
+
+  /** Channels to open the microphone with: both where we send stereo or pick one of two. */
+  private captureChannels(): 1 | 2 {
+    return this.channels === 2 || this.inputChannels !== 'both' ? 2 : 1;
+  }
+
+  /** Channels the input device gives us now. */
+  inputChannelCount(): number {
+    return this.stream.getAudioTracks()[0]?.getSettings().channelCount ?? 1;
+  }
+
+  /** Why the input channels cannot be chosen here, or null. */
+  inputChannelsUnavailable(): string | null {
+    return this.capturePath === 'worklet'
+      ? 'Here the browser gives Tutti the microphone through its audio graph, which mixes the channels: choose them in the system or interface settings.'
+      : null;
+  }
+
+  /**
+   * Sends the input device's channel 1, channel 2, or both as stereo, from its next capture buffer
+   * on. A device opened with one channel (mono send) is opened again with two to pick one of them.
+   */
+  async setInputChannels(channels: InputChannels): Promise<void> {
+    const why = this.inputChannelsUnavailable();
+    if (why) throw new TuttiError('no-input', why);
+    this.inputChannels = channels;
+    this.net.setInputChannels(channels);
+    if (channels !== 'both' && this.inputChannelCount() < 2) await this.setInputDevice(this.inputDeviceId());
   }
 
   /**

@@ -3,6 +3,8 @@
 // remembers. A choice is kept by device id and label: ids are stable per site on one computer,
 // and the label finds the same interface again where the id changed (a browser's data cleared).
 
+import { parseInputChannels, type InputChannels } from '../shared/input-channels.ts';
+
 /** One device the user can choose; `id` '' is the system default. */
 export interface AudioDevice {
   id: string;
@@ -18,6 +20,8 @@ export interface DeviceLists {
 export interface RememberedDevices {
   input?: AudioDevice;
   output?: AudioDevice;
+  /** The input channels chosen per input device, by device id ('' = the system default); absent = both. */
+  inputChannels?: Record<string, InputChannels>;
 }
 
 export const DEFAULT_DEVICE: AudioDevice = { id: '', label: 'System default' };
@@ -69,7 +73,15 @@ export function rememberedDevices(storage: Pick<Storage, 'getItem'> = localStora
     const o = (typeof v === 'object' && v !== null ? v : {}) as Record<string, unknown>;
     const input = device(o['input']);
     const output = device(o['output']);
-    return { ...(input ? { input } : {}), ...(output ? { output } : {}) };
+    const inputChannels: Record<string, InputChannels> = {};
+    const rawChannels = o['inputChannels'];
+    if (typeof rawChannels === 'object' && rawChannels !== null) {
+      for (const [id, c] of Object.entries(rawChannels)) {
+        const parsed = parseInputChannels(c);
+        if (parsed && parsed !== 'both') inputChannels[id] = parsed;
+      }
+    }
+    return { ...(input ? { input } : {}), ...(output ? { output } : {}), ...(Object.keys(inputChannels).length ? { inputChannels } : {}) };
   } catch {
     return {}; // unreadable: the defaults
   }
@@ -80,6 +92,26 @@ export function rememberDevice(kind: 'input' | 'output', device: AudioDevice, st
   const r = rememberedDevices(storage);
   if (device.id === '') delete r[kind];
   else r[kind] = { id: device.id, label: device.label };
+  store(r, storage);
+}
+
+/** The input channels this computer chose for input device `id` ('both' if none). */
+export function rememberedInputChannels(id: string, storage: Pick<Storage, 'getItem'> = localStorage): InputChannels {
+  return rememberedDevices(storage).inputChannels?.[id] ?? 'both';
+}
+
+/** Remembers the input channels chosen for input device `id` ('both' is remembered as no choice). */
+export function rememberInputChannels(id: string, channels: InputChannels, storage: Pick<Storage, 'getItem' | 'setItem'> = localStorage): void {
+  const r = rememberedDevices(storage);
+  const map = { ...r.inputChannels };
+  if (channels === 'both') delete map[id];
+  else map[id] = channels;
+  if (Object.keys(map).length) r.inputChannels = map;
+  else delete r.inputChannels;
+  store(r, storage);
+}
+
+function store(r: RememberedDevices, storage: Pick<Storage, 'setItem'>): void {
   try {
     storage.setItem(STORAGE_KEY, JSON.stringify(r));
   } catch {

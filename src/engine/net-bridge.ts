@@ -1,6 +1,7 @@
 // Page-side handle of the network worker: typed methods for every ToWorker message, typed
 // events for every FromWorker message, and the worker's lifetime. Components never postMessage.
 
+import type { InputChannels } from '../shared/input-channels.ts';
 import type { FromWorker, InitMessage, PeerClosedReason, StatsMessage, ToWorker, TraceMessage } from '../shared/worker-protocol.ts';
 
 type Handlers = {
@@ -9,6 +10,7 @@ type Handlers = {
   'peer-closed': (peerId: string, reason: PeerClosedReason) => void;
   error: (message: string) => void;
   'capture-switched': () => void;
+  'capture-ended': (reason: string) => void;
 };
 
 export class NetBridge {
@@ -19,6 +21,7 @@ export class NetBridge {
     'peer-closed': new Set(),
     error: new Set(),
     'capture-switched': new Set(),
+    'capture-ended': new Set(),
   };
   readonly ready: Promise<void>;
   /** get-trace requests awaiting their `trace` answer, oldest first (the worker answers in order). */
@@ -93,6 +96,10 @@ export class NetBridge {
   setCaptureSource(readable: ReadableStream<AudioData>): void {
     this.worker.postMessage({ type: 'capture-source', readable } satisfies ToWorker, [readable as unknown as Transferable]);
   }
+  /** Which input channels become our capture's left and right (the track capture path). */
+  setInputChannels(channels: InputChannels): void {
+    this.post({ type: 'set-input-channels', channels });
+  }
   /** A reading of our output device's clock (src/engine/output-clock.ts). */
   outputClock(contextTime: number, wallMs: number): void {
     this.post({ type: 'output-clock', contextTime, wallMs });
@@ -131,6 +138,9 @@ export class NetBridge {
         return;
       case 'capture-switched':
         for (const fn of this.handlers['capture-switched']) fn();
+        return;
+      case 'capture-ended':
+        for (const fn of this.handlers['capture-ended']) fn(m.reason);
         return;
       default:
         m satisfies never;

@@ -2,6 +2,7 @@
 // None of them carries audio: frames travel only through SharedArrayBuffers and DataChannels the
 // worker owns. Control messages only; stats once per second (1 Hz), never per frame.
 
+import type { InputChannels } from './input-channels.ts';
 import type { CaptureMemory } from './memory-layout.ts';
 
 /** Test-only switches; never set by the UI. */
@@ -95,6 +96,11 @@ export interface CaptureSourceMessage {
   type: 'capture-source';
   readable: ReadableStream<AudioData>;
 }
+/** Which input channels become our capture's left and right (src/shared/input-channels.ts). */
+export interface SetInputChannelsMessage {
+  type: 'set-input-channels';
+  channels: InputChannels;
+}
 /**
  * A reading of our output device's clock (`AudioContext.getOutputTimestamp()`), posted by the page
  * four times a second: the context time being played at wall time `wallMs`
@@ -118,6 +124,7 @@ export type ToWorker =
   | SetSendMessage
   | SetMasterGainMessage
   | CaptureSourceMessage
+  | SetInputChannelsMessage
   | StopMessage
   | OutputClockMessage;
 
@@ -258,4 +265,14 @@ export interface CaptureSwitchedMessage {
   type: 'capture-switched';
 }
 
-export type FromWorker = ReadyMessage | StatsMessage | TraceMessage | PeerOpenMessage | PeerClosedMessage | WorkerErrorMessage | CaptureSwitchedMessage;
+/**
+ * The microphone's stream ended or failed (the device was unplugged, or the track stopped): the
+ * worker sends silence from now on. The page falls back to another input (src/room/device-choice.ts)
+ * and shows `reason` only if that fails.
+ */
+export interface CaptureEndedMessage {
+  type: 'capture-ended';
+  reason: string;
+}
+
+export type FromWorker = ReadyMessage | StatsMessage | TraceMessage | PeerOpenMessage | PeerClosedMessage | WorkerErrorMessage | CaptureSwitchedMessage | CaptureEndedMessage;

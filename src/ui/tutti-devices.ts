@@ -1,4 +1,5 @@
-// <tutti-devices>: the input and output device pickers of the room view (a DeviceChoice's state).
+// <tutti-devices>: the input and output device pickers of the room view (a DeviceChoice's state),
+// and which of the input's channels to send.
 // A choice switches at once, in the room; the lists follow plugging; a notice says when a device
 // went away or a switch failed. Where the browser cannot choose an output, the output picker is
 // replaced by the reason.
@@ -7,6 +8,7 @@ import { LitElement, css, html, nothing } from 'lit';
 import { customElement, property } from 'lit/decorators.js';
 import type { AudioDevice } from '../engine/devices.ts';
 import type { DeviceChoice } from '../room/device-choice.ts';
+import { INPUT_CHANNEL_CHOICES, INPUT_CHANNEL_LABELS } from '../shared/input-channels.ts';
 
 @customElement('tutti-devices')
 export class TuttiDevices extends LitElement {
@@ -58,6 +60,14 @@ export class TuttiDevices extends LitElement {
       <div class="body">
         ${d.notice ? html`<p class="notice" role="status" data-testid="device-notice">${d.notice}</p>` : nothing}
         ${this.picker('input-device', 'Input (microphone or interface)', d.lists.inputs, d.input, (x) => void d.chooseInput(x))}
+        ${d.inputChannelsUnavailable
+          ? html`<p class="note" data-testid="input-channels-unavailable">${d.inputChannelsUnavailable}</p>`
+          : html`<label>Input channels to send
+              <select name="input-channels" @change=${(e: Event) => void d.chooseInputChannels(INPUT_CHANNEL_CHOICES[Number((e.target as HTMLSelectElement).value)] ?? 'both')}>
+                ${INPUT_CHANNEL_CHOICES.map((c, i) => html`<option value=${i} .selected=${c === d.inputChannels}>${INPUT_CHANNEL_LABELS[c]}</option>`)}
+              </select>
+            </label>
+            ${d.inputChannelCount < 2 ? html`<p class="note">This input gives one channel: every choice sends it.</p>` : nothing}`}
         ${d.outputUnavailable
           ? html`<p class="note" data-testid="output-unavailable">${d.outputUnavailable}</p>`
           : this.picker('output-device', 'Output (speakers or headphones)', d.lists.outputs, d.output, (x) => void d.chooseOutput(x))}

@@ -7,6 +7,7 @@
 
 import { expect, test, type Page } from '@playwright/test';
 import { spawn, spawnSync } from 'node:child_process';
+import { INPUT_CHANNEL_LABELS } from '../../src/shared/input-channels.ts';
 import { rigUnavailable, startRig, stop, type Rig } from '../support/audio-rig.ts';
 import { joinRoom, launchOnRig, type PeerBrowser } from '../support/browsers.ts';
 import { requireTools } from '../support/require-tools.ts';
@@ -55,6 +56,32 @@ async function record(rig: Rig, source: string, ms: number): Promise<Float32Arra
   return left;
 }
 
+/** `ms` of what `source` carries, both channels as floats. */
+async function recordStereo(rig: Rig, source: string, ms: number): Promise<[Float32Array, Float32Array]> {
+  const rec = spawn('parec', ['-d', source, '--format=s16le', '--rate=48000', '--channels=2', '--latency-msec=50'], { env: rig.env(), stdio: ['ignore', 'pipe', 'ignore'] });
+  const chunks: Buffer[] = [];
+  rec.stdout.on('data', (b: Buffer) => chunks.push(b));
+  await new Promise((r) => setTimeout(r, ms));
+  await stop(rec);
+  const b = Buffer.concat(chunks);
+  const n = Math.floor(b.length / 4);
+  const left = new Float32Array(n);
+  const right = new Float32Array(n);
+  for (let i = 0; i < n; i++) {
+    left[i] = b.readInt16LE(4 * i) / 32768;
+    right[i] = b.readInt16LE(4 * i + 2) / 32768;
+  }
+  return [left, right];
+}
+
+/** Which tone each channel of `source` carries over a second and a half: '440', '1000', or '?' (neither clearly). */
+async function toneSides(rig: Rig, source: string): Promise<{ left: string; right: string; powers: number[] }> {
+  const [l, r] = await recordStereo(rig, source, 1500);
+  const powers = [tonePower(l, 440), tonePower(l, 1000), tonePower(r, 440), tonePower(r, 1000)].map((p) => Math.round(p * 1e4) / 1e4);
+  const side = (p440: number, p1000: number) => (p440 > 0.005 && p1000 < p440 / 100 ? '440' : p1000 > 0.005 && p440 < p1000 / 100 ? '1000' : '?');
+  return { left: side(powers[0]!, powers[1]!), right: side(powers[2]!, powers[3]!), powers };
+}
+
 /** Tone power at 440 and 1000 Hz on `source` over a second and a half (a 0.4-amplitude tone: 0.04). */
 async function tones(rig: Rig, source: string): Promise<{ hz440: number; hz1000: number }> {
   const x = await record(rig, source, 1500);
@@ -62,7 +89,7 @@ async function tones(rig: Rig, source: string): Promise<{ hz440: number; hz1000:
 }
 
 /** Chooses `label` in the room view's device picker `name` (opening the section first). */
-async function choose(page: Page, name: 'input-device' | 'output-device', label: string): Promise<void> {
+async function choose(page: Page, name: 'input-device' | 'output-device' | 'input-channels', label: string): Promise<void> {
   const details = page.locator('tutti-devices details');
   if (!(await details.evaluate((d: HTMLDetailsElement) => d.open))) await page.locator('tutti-devices summary').click();
   await expect(page.locator(`select[name="${name}"] option`, { hasText: label })).toHaveCount(1, { timeout: 10_000 });
@@ -83,16 +110,17 @@ test.describe('real output device', () => {
     peer = other = server = rig = null;
   });
 
-  test('devices, live: the receiver moves its output and the sender its input mid-session; an output that disappears falls back with a notice', async () => {
+  test('devices, live: the receiver moves its output and the sender its input mid-session; an output or an input that disappears falls back with a notice', async () => {
     requireTools(test, 'real audio device (PulseAudio and Xvfb)', rigUnavailable());
     test.setTimeout(150_000);
     rig = await startRig(() => {});
     // Two microphones that hear known tones, each with a name the browser lists: a sine played
     // into a null sink (module-sine) whose monitor is remapped as a source, like the rig's `mic`.
     // (PulseAudio's module-sine-source delivers in blocks of seconds: a sender on it stuttered.)
+    const toneSource: Record<number, string> = {};
     for (const hz of [440, 1000]) {
       pactl(rig, 'load-module', 'module-null-sink', `sink_name=tonesink${hz}`, 'rate=48000', `sink_properties=device.description=Tone-${hz}-sink`);
-      pactl(rig, 'load-module', 'module-remap-source', `master=tonesink${hz}.monitor`, `source_name=tone${hz}`, `source_properties=device.description=Tone-${hz}`);
+      toneSource[hz] = pactl(rig, 'load-module', 'module-remap-source', `master=tonesink${hz}.monitor`, `source_name=tone${hz}`, `source_properties=device.description=Tone-${hz}`);
       pactl(rig, 'load-module', 'module-sine', `sink=tonesink${hz}`, `frequency=${hz}`);
     }
     const spk2 = pactl(rig, 'load-module', 'module-null-sink', 'sink_name=spk2', 'rate=48000', 'sink_properties=device.description=Speaker-2');
@@ -154,6 +182,75 @@ test.describe('real output device', () => {
     console.log(`sender rejoined: spk ${JSON.stringify(rejoined)}`);
     expect(rejoined.hz1000, 'the remembered input is in use after a new join').toBeGreaterThan(0.005);
     expect(rejoined.hz440).toBeLessThan(rejoined.hz1000 / 100);
+
+    // The microphone in use is unplugged (its source unloaded): the sender says so, opens the
+    // system default (Tone-440) in the room, and the listener hears it.
+    pactl(rig, 'unload-module', toneSource[1000]!);
+    await expect(other.page.getByTestId('device-notice')).toContainText('Tone-1000', { timeout: 10_000 });
+    await expect(other.page.getByTestId('device-notice')).toContainText('system default');
+    await expect(other.page.getByTestId('error'), 'no error for what the fallback handled').toHaveCount(0);
+    await peer.page.waitForTimeout(1500);
+    const unplugged = await tones(rig, 'spk.monitor');
+    console.log(`sender's input unplugged: spk ${JSON.stringify(unplugged)}`);
+    expect(unplugged.hz440, 'the sender goes on with the default input').toBeGreaterThan(0.005);
+    await expect(peer.page.locator('tutti-peer-strip')).toContainText('Sender');
+  });
+
+  test('input channels: from a two-channel interface the sender sends channel 1, channel 2 or both, mid-session; the choice is remembered for that input', async () => {
+    requireTools(test, 'real audio device (PulseAudio and Xvfb)', rigUnavailable());
+    test.setTimeout(150_000);
+    rig = await startRig(() => {});
+    // A two-input interface: 440 Hz on its channel 1, 1000 Hz on its channel 2. Two one-channel
+    // sinks remapped onto the left and right of a stereo null sink, whose monitor is remapped as a
+    // stereo source with a name the browser lists.
+    pactl(rig, 'load-module', 'module-null-sink', 'sink_name=ifacesink', 'rate=48000', 'channels=2', 'channel_map=front-left,front-right', 'sink_properties=device.description=Interface-sink');
+    for (const [side, hz] of [['front-left', 440], ['front-right', 1000]] as const) {
+      pactl(rig, 'load-module', 'module-remap-sink', `sink_name=in${hz}`, 'master=ifacesink', 'channels=1', 'channel_map=mono', `master_channel_map=${side}`, 'remix=no', `sink_properties=device.description=Input-${hz}`);
+      pactl(rig, 'load-module', 'module-sine', `sink=in${hz}`, `frequency=${hz}`);
+    }
+    pactl(rig, 'load-module', 'module-remap-source', 'master=ifacesink.monitor', 'source_name=iface', 'channels=2', 'channel_map=front-left,front-right', 'source_properties=device.description=Two-Input-Interface');
+    server = await startServer();
+    const room = `channels-${Date.now()}`;
+    other = await launchOnRig(rig, { sink: 'silent', source: 'iface' }); // the sender
+    peer = await launchOnRig(rig, { sink: 'spk', source: 'silent.monitor' }); // the listener
+    await joinRoom(other.page, server.url, room, 'Sender', { query: '' });
+    await joinRoom(peer.page, server.url, room, 'Listener', { query: '' });
+    await waitForPeers(peer.page, 1);
+    await peer.page.waitForTimeout(2000);
+    // The interface as a named choice (not the default), so the choice is remembered for it.
+    await choose(other.page, 'input-device', 'Two-Input-Interface');
+    await peer.page.waitForTimeout(1500);
+
+    const both = await toneSides(rig, 'spk.monitor');
+    console.log(`channels 1 + 2: ${JSON.stringify(both)}`);
+    expect([both.left, both.right], 'stereo: channel 1 left, channel 2 right').toEqual(['440', '1000']);
+
+    const before = await onlyPeer(peer.page);
+    await choose(other.page, 'input-channels', INPUT_CHANNEL_LABELS.second);
+    await peer.page.waitForTimeout(1000);
+    const second = await toneSides(rig, 'spk.monitor');
+    console.log(`channel 2 only: ${JSON.stringify(second)}`);
+    expect([second.left, second.right], 'channel 2 on both sides').toEqual(['1000', '1000']);
+
+    await choose(other.page, 'input-channels', INPUT_CHANNEL_LABELS.first);
+    await peer.page.waitForTimeout(1000);
+    const first = await toneSides(rig, 'spk.monitor');
+    const after = await onlyPeer(peer.page);
+    console.log(`channel 1 only: ${JSON.stringify(first)}; at the listener over both switches: ${JSON.stringify(delta(before, after))}`);
+    expect([first.left, first.right], 'channel 1 on both sides').toEqual(['440', '440']);
+    expect(delta(before, after).resyncs, 'the same stream went on').toBe(0);
+
+    // Remembered for this interface: a new join sends channel 1 only again.
+    expect(await other.page.evaluate(() => localStorage.getItem('tutti.devices'))).toContain('"first"');
+    await other.page.getByRole('button', { name: 'Leave' }).click();
+    await joinRoom(other.page, server.url, room, 'Sender', { query: '' });
+    await waitForPeers(peer.page, 1);
+    await peer.page.waitForTimeout(2000);
+    const rejoined = await toneSides(rig, 'spk.monitor');
+    console.log(`sender rejoined: ${JSON.stringify(rejoined)}`);
+    expect([rejoined.left, rejoined.right], 'the remembered choice after a new join').toEqual(['440', '440']);
+    await other.page.locator('tutti-devices summary').click();
+    await expect(other.page.locator('select[name="input-channels"]')).toHaveValue('1');
   });
 
   test('a silent room keeps the output device stream open past the browser silence timeout', async () => {
