@@ -117,7 +117,8 @@ test('two peers whose announces cross: unmodified y-webrtc leaves them waiting f
   await stopProbePeer(b.page);
 
   await cross('crossing-ours-' + Date.now(), true);
-  await expect.poll(synced, { timeout: 15_000 }).toBe(true);
+  // STUCK_AFTER_MS (10 s), then up to RETRY_GAP_MS (2 s) for the other side, then connecting.
+  await expect.poll(synced, { timeout: 25_000 }).toBe(true);
   const restarted = async (page: Page) => page.evaluate(() => (globalThis as unknown as ProbeGlobal).probe.room!.stuckLinks.restarted);
   const total = (await restarted(a.page)) + (await restarted(b.page));
   console.log(`crossing announces: our Room restarted ${total} stuck link(s), then the two synced`);
