@@ -43,19 +43,6 @@ function pactl(rig: Rig, ...args: string[]): string {
   return out.stdout.trim();
 }
 
-/** `ms` of what `source` (a sink's monitor) carries, left channel as floats. */
-async function record(rig: Rig, source: string, ms: number): Promise<Float32Array> {
-  const rec = spawn('parec', ['-d', source, '--format=s16le', '--rate=48000', '--channels=2', '--latency-msec=50'], { env: rig.env(), stdio: ['ignore', 'pipe', 'ignore'] });
-  const chunks: Buffer[] = [];
-  rec.stdout.on('data', (b: Buffer) => chunks.push(b));
-  await new Promise((r) => setTimeout(r, ms));
-  await stop(rec);
-  const b = Buffer.concat(chunks);
-  const left = new Float32Array(Math.floor(b.length / 4));
-  for (let i = 0; i < left.length; i++) left[i] = b.readInt16LE(4 * i) / 32768;
-  return left;
-}
-
 /** `ms` of what `source` carries, both channels as floats. */
 async function recordStereo(rig: Rig, source: string, ms: number): Promise<[Float32Array, Float32Array]> {
   const rec = spawn('parec', ['-d', source, '--format=s16le', '--rate=48000', '--channels=2', '--latency-msec=50'], { env: rig.env(), stdio: ['ignore', 'pipe', 'ignore'] });
@@ -72,6 +59,11 @@ async function recordStereo(rig: Rig, source: string, ms: number): Promise<[Floa
     right[i] = b.readInt16LE(4 * i + 2) / 32768;
   }
   return [left, right];
+}
+
+/** `ms` of what `source` (a sink's monitor) carries, left channel as floats. */
+async function record(rig: Rig, source: string, ms: number): Promise<Float32Array> {
+  return (await recordStereo(rig, source, ms))[0];
 }
 
 /** Which tone each channel of `source` carries over a second and a half: '440', '1000', or '?' (neither clearly). */
@@ -102,6 +94,21 @@ test.describe('real output device', () => {
   let peer: PeerBrowser | null = null;
   let other: PeerBrowser | null = null;
 
+  /**
+   * Our server; a sender (`other`) whose default input is `source` and a listener (`peer`) on
+   * `spk`, both in `room`. Each is handed back as soon as it exists, so afterEach closes it.
+   */
+  async function senderAndListener(r: Rig, source: string, room: string): Promise<{ server: RunningServer; other: PeerBrowser; peer: PeerBrowser }> {
+    const srv = (server = await startServer());
+    const sender = (other = await launchOnRig(r, { sink: 'silent', source }));
+    const listener = (peer = await launchOnRig(r, { sink: 'spk', source: 'silent.monitor' }));
+    await joinRoom(sender.page, srv.url, room, 'Sender', { query: '' });
+    await joinRoom(listener.page, srv.url, room, 'Listener', { query: '' });
+    await waitForPeers(listener.page, 1);
+    await listener.page.waitForTimeout(2000);
+    return { server: srv, other: sender, peer: listener };
+  }
+
   test.afterEach(async () => {
     await peer?.close();
     await other?.close();
@@ -124,14 +131,8 @@ test.describe('real output device', () => {
       pactl(rig, 'load-module', 'module-sine', `sink=tonesink${hz}`, `frequency=${hz}`);
     }
     const spk2 = pactl(rig, 'load-module', 'module-null-sink', 'sink_name=spk2', 'rate=48000', 'sink_properties=device.description=Speaker-2');
-    server = await startServer();
     const room = `devices-${Date.now()}`;
-    other = await launchOnRig(rig, { sink: 'silent', source: 'tone440' }); // the sender
-    peer = await launchOnRig(rig, { sink: 'spk', source: 'silent.monitor' }); // the listener
-    await joinRoom(other.page, server.url, room, 'Sender', { query: '' });
-    await joinRoom(peer.page, server.url, room, 'Listener', { query: '' });
-    await waitForPeers(peer.page, 1);
-    await peer.page.waitForTimeout(2000);
+    ({ server, other, peer } = await senderAndListener(rig, 'tone440', room));
 
     const onSpk = await tones(rig, 'spk.monitor');
     console.log(`default output: spk ${JSON.stringify(onSpk)}`);
@@ -209,14 +210,8 @@ test.describe('real output device', () => {
       pactl(rig, 'load-module', 'module-sine', `sink=in${hz}`, `frequency=${hz}`);
     }
     pactl(rig, 'load-module', 'module-remap-source', 'master=ifacesink.monitor', 'source_name=iface', 'channels=2', 'channel_map=front-left,front-right', 'source_properties=device.description=Two-Input-Interface');
-    server = await startServer();
     const room = `channels-${Date.now()}`;
-    other = await launchOnRig(rig, { sink: 'silent', source: 'iface' }); // the sender
-    peer = await launchOnRig(rig, { sink: 'spk', source: 'silent.monitor' }); // the listener
-    await joinRoom(other.page, server.url, room, 'Sender', { query: '' });
-    await joinRoom(peer.page, server.url, room, 'Listener', { query: '' });
-    await waitForPeers(peer.page, 1);
-    await peer.page.waitForTimeout(2000);
+    ({ server, other, peer } = await senderAndListener(rig, 'iface', room));
     // The interface as a named choice (not the default), so the choice is remembered for it.
     await choose(other.page, 'input-device', 'Two-Input-Interface');
     await peer.page.waitForTimeout(1500);
