@@ -14,17 +14,18 @@ export const INPUT_CHANNEL_LABELS: Readonly<Record<InputChannels, string>> = {
   second: 'Channel 2 only (on both sides)',
 };
 
-/** The device's channel (plane) read into our left and our right, for a buffer with `count` channels. */
+const FIRST_BOTH_SIDES = [0, 0] as const;
+const SECOND_BOTH_SIDES = [1, 1] as const;
+const STEREO = [0, 1] as const;
+
+/**
+ * The device's channel (plane) read into our left and our right, for a buffer with `count`
+ * channels. Called for every capture buffer in the worker: it returns shared constants, never a
+ * new array.
+ */
 export function inputPlanes(choice: InputChannels, count: number): readonly [number, number] {
-  const second = count > 1 ? 1 : 0; // a mono device has only channel 1
-  switch (choice) {
-    case 'first':
-      return [0, 0];
-    case 'second':
-      return [second, second];
-    default:
-      return [0, second];
-  }
+  if (count < 2) return FIRST_BOTH_SIDES; // a mono device has only channel 1
+  return choice === 'first' ? FIRST_BOTH_SIDES : choice === 'second' ? SECOND_BOTH_SIDES : STEREO;
 }
 
 export function parseInputChannels(x: unknown): InputChannels | null {
