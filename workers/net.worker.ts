@@ -8,7 +8,7 @@
 import type { InputChannels } from '../src/shared/input-channels.ts';
 import { DEFAULT_DEPTH, MAX_PEERS, QUANTUM_FRAMES, clampDepth } from '../src/shared/constants.ts';
 import { CAP_I32, CaptureViews, PEER_I32, PLAY_F32, PlaybackViews } from '../src/shared/memory-layout.ts';
-import { ControlKind } from '../src/shared/wire.ts';
+import { ControlKind, type SendBits } from '../src/shared/wire.ts';
 import type { FromWorker, InitMessage, PeerClosedReason, PeerStats, TestOptions, ToWorker } from '../src/shared/worker-protocol.ts';
 import { ArrivalTrace } from './arrival-stats.ts';
 import { DepthController } from './depth-controller.ts';
@@ -83,7 +83,7 @@ class NetWorker {
 
   // ---- peers -----------------------------------------------------------------------------------
 
-  addPeer(peerId: string, channel: RTCDataChannel): void {
+  addPeer(peerId: string, channel: RTCDataChannel, wire: number): void {
     if (this.peers.has(peerId)) this.removePeer(peerId, 'replaced');
     const slot = findFreePeer(this.play, MAX_PEERS);
     if (slot < 0) {
@@ -92,7 +92,7 @@ class NetWorker {
       return;
     }
     const controller = new DepthController(this.depth, this.adaptive);
-    const peer = new RemotePeer(peerId, channel, new JitterWriter(this.play, slot, controller.target), controller);
+    const peer = new RemotePeer(peerId, channel, new JitterWriter(this.play, slot, controller.target), controller, wire);
     channel.binaryType = 'arraybuffer';
     channel.onopen = () => post({ type: 'peer-open', peerId });
     channel.onclose = () => this.removePeer(peerId, 'channel closed');
@@ -196,8 +196,8 @@ class NetWorker {
     p.writer.setMuted(muted);
   }
 
-  setSend(channels: 1 | 2, muted: boolean): void {
-    this.sender.setSend(channels, muted);
+  setSend(channels: 1 | 2, muted: boolean, bits: SendBits): void {
+    this.sender.setSend(channels, muted, bits);
   }
 
   setMasterGain(gain: number): void {
@@ -221,7 +221,7 @@ class NetWorker {
 
   /** 1 Hz, before the stats: each link's redundancy from its congestion in the last second. */
   private govern(now: number): void {
-    const frames = this.sender.redundancy.frames;
+    const frames = this.sender.redundancyFrames;
     for (const p of this.peerList) {
       const congested = p.sendDropped !== p.sendDroppedSeen;
       p.sendDroppedSeen = p.sendDropped;
@@ -238,7 +238,7 @@ class NetWorker {
     this.lastStatsAt = now;
     const s = this.sender;
     const peers: PeerStats[] = [];
-    for (const p of this.peers.values()) peers.push(takePeerStats(p, seconds, s.channels === 2, this.output));
+    for (const p of this.peers.values()) peers.push(takePeerStats(p, seconds, s.channels === 2, s.format, this.output));
     post({
       type: 'stats',
       sent: s.sent,
@@ -246,7 +246,7 @@ class NetWorker {
       captureOverflows: Atomics.load(this.cap.i32, CAP_I32.OVERFLOWS),
       workerCpuMsPerSecond: Math.round(((s.busyMs + this.receiver.busyMs) / seconds) * 100) / 100,
       kbpsOut: this.peerList.length ? Math.round((s.bytesOut * 8) / this.peerList.length / seconds / 1000) : 0,
-      redundancy: s.redundancy.frames,
+      redundancy: s.redundancyFrames,
       adaptive: this.adaptive,
       traceFrames: this.receiver.trace?.length ?? 0,
       peers,
@@ -277,7 +277,7 @@ self.onmessage = (ev: MessageEvent<ToWorker>) => {
       post({ type: 'ready' });
       break;
     case 'add-peer':
-      worker!.addPeer(msg.peerId, msg.channel);
+      worker!.addPeer(msg.peerId, msg.channel, msg.wire);
       break;
     case 'remove-peer':
       worker!.removePeer(msg.peerId, 'removed by page');
@@ -301,7 +301,7 @@ self.onmessage = (ev: MessageEvent<ToWorker>) => {
       worker!.sendTrace();
       break;
     case 'set-send':
-      worker!.setSend(msg.channels, msg.muted);
+      worker!.setSend(msg.channels, msg.muted, msg.bits);
       break;
     case 'set-master-gain':
       worker!.setMasterGain(msg.gain);

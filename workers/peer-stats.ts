@@ -3,17 +3,17 @@
 // depth controller, and the sender's record of its link. Resets the per-second windows it reads.
 
 import { PEER_I32 } from '../src/shared/memory-layout.ts';
-import { REJECT_NAMES, type Reject } from '../src/shared/wire.ts';
+import { REJECT_NAMES, SampleFormat, VERSION_PCM24, bitsOfFormat, type Reject } from '../src/shared/wire.ts';
 import type { PeerStats } from '../src/shared/worker-protocol.ts';
 import type { RemotePeer } from './remote-peer.ts';
 import type { OutputClock } from './shown-drift.ts';
 
 /**
  * `seconds` since the last call; `stereoSender`: we send two channels (a mono mixdown for this
- * peer is then a step down the ladder, worth reporting); `output`: our output device's clock (the
+ * peer is then a step down the ladder, worth reporting); `sendFormat`: the format we chose; `output`: our output device's clock (the
  * drift shown is against it).
  */
-export function takePeerStats(p: RemotePeer, seconds: number, stereoSender: boolean, output: OutputClock): PeerStats {
+export function takePeerStats(p: RemotePeer, seconds: number, stereoSender: boolean, sendFormat: SampleFormat, output: OutputClock): PeerStats {
   const w = p.writer;
   const c = w.counters;
   const missed = w.playCounter(PEER_I32.MISSED);
@@ -55,6 +55,8 @@ export function takePeerStats(p: RemotePeer, seconds: number, stereoSender: bool
     sendDropped: p.sendDropped,
     sendRedundancy: p.copies,
     sendMono: p.mono && stereoSender,
+    sendBits: sendFormat === SampleFormat.PCM24 && p.wire >= VERSION_PCM24 && !(p.mono && stereoSender) ? 24 : 16,
+    bits: p.format < 0 ? null : bitsOfFormat(p.format as SampleFormat),
     loopbackRttMs: p.loopback ? p.loopbackRttMs : null,
     latencyMs: p.latency.summary(),
     oneWayMs: p.oneWay.summary(),

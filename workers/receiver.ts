@@ -7,7 +7,7 @@
 
 import { JITTER_SLOTS, LOOPBACK_MARKER, QUANTUM_FRAMES, QUANTUM_MS } from '../src/shared/constants.ts';
 import { PLAY_I32, slotOf, type PlaybackViews } from '../src/shared/memory-layout.ts';
-import { ControlKind, FLAG, HEADER, Reject, decodeHeader, encodeControl, floatToPcm16, newHeader, type PacketHeader } from '../src/shared/wire.ts';
+import { ControlKind, FLAG, HEADER, Reject, SampleFormat, decodeHeader, encodeControl, quantise, readSample, newHeader, BYTES_PER_SAMPLE, type PacketHeader } from '../src/shared/wire.ts';
 import type { FromWorker } from '../src/shared/worker-protocol.ts';
 import type { ArrivalTrace } from './arrival-stats.ts';
 import { Arrival } from './jitter-writer.ts';
@@ -15,8 +15,8 @@ import { nowUs, type RemotePeer } from './remote-peer.ts';
 import { SpeakerTime } from './speaker-time.ts';
 import type { Tap } from './test-tap.ts';
 
-/** PCM16 values of the loopback marker, as they come back in an echoed packet. */
-const MARKER_PCM = LOOPBACK_MARKER.map(floatToPcm16);
+/** The loopback marker's samples as they come back in an echoed packet, per format (PCM16, PCM24). */
+const MARKER_PCM = [LOOPBACK_MARKER.map((x) => quantise(x, SampleFormat.PCM16)), LOOPBACK_MARKER.map((x) => quantise(x, SampleFormat.PCM24))] as const;
 
 export class Receiver {
   /** Time spent on incoming packets since the last stats, ms. */
@@ -69,6 +69,7 @@ export class Receiver {
         new Uint8Array(data)[HEADER.FLAGS] = h.flags | FLAG.ECHOED;
         peer.channel.send(data);
       }
+      if ((h.flags & FLAG.SILENT) === 0) peer.format = h.format;
       const arrival = peer.writer.accept(h, view);
       const arrivalMs = performance.timeOrigin + performance.now();
       if (arrival === Arrival.RESYNC) {
@@ -104,7 +105,7 @@ export class Receiver {
       if (arrival === Arrival.ON_TIME || arrival === Arrival.RESYNC) {
         if (__TUTTI_TEST__ && this.tap) {
           const offset = this.play.samples(peer.writer.peer, slotOf(h.sequence));
-          this.tap.onDecoded(peer.id, h.sequence, this.play.f32, offset, h.channels, (h.flags & FLAG.SILENT) !== 0);
+          this.tap.onDecoded(peer.id, h.sequence, this.play.f32, offset, h.channels, (h.flags & FLAG.SILENT) !== 0, h.format);
         }
       }
     } catch (err) {
@@ -149,9 +150,11 @@ export class Receiver {
   private onEcho(peer: RemotePeer, h: PacketHeader, view: DataView): void {
     if (!peer.loopback || h.streamId !== this.ownStreamId || h.sequence !== peer.markerSeq) return;
     if ((h.flags & FLAG.SILENT) !== 0) return;
-    const stride = h.channels * 2;
-    for (let f = 0; f < MARKER_PCM.length; f++) {
-      if (view.getInt16(HEADER.SIZE + f * stride, true) !== MARKER_PCM[f]) return;
+    if (h.format !== SampleFormat.PCM16 && h.format !== SampleFormat.PCM24) return;
+    const marker = MARKER_PCM[h.format];
+    const stride = h.channels * BYTES_PER_SAMPLE[h.format];
+    for (let f = 0; f < marker.length; f++) {
+      if (readSample(view, HEADER.SIZE + f * stride, h.format) !== marker[f]) return;
     }
     peer.loopbackRttMs = Math.round(((nowUs() - peer.markerUs) / 1000) * 100) / 100;
     peer.markerSeq = -1;

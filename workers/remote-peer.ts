@@ -24,6 +24,8 @@ export class RemotePeer {
   /** The clock drift shown for this sender (the playout rate has its own, in the controller). */
   readonly drift = new ShownDrift();
   lastReceived = 0;
+  /** The sample format of the peer's last audio packet with samples, or -1 before one came. */
+  format = -1;
   bytesIn = 0;
   lastResyncs = 0;
   /** The peer asked us to echo its audio back (peer loopback at their end). */
@@ -52,6 +54,8 @@ export class RemotePeer {
     readonly channel: RTCDataChannel,
     readonly writer: JitterWriter,
     readonly controller: DepthController,
+    /** The highest audio wire version the peer decodes (1: PCM16 only; 2: PCM24 too). */
+    readonly wire: number = 1,
   ) {}
 }
 

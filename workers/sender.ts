@@ -1,17 +1,19 @@
 // Network worker, outgoing: takes each captured quantum (from the microphone's track, or from the
 // capture worklet's ring when it wakes us with Atomics.notify), applies the input gain, meters it,
-// encodes it once and hands it to every peer's channel: each peer gets the copies its link can
-// afford, a mono mixdown at the bottom of the governor's ladder, or nothing while its channel's
-// backlog is too old to play in time. Allocation-free per frame (test options aside).
+// encodes it once per format some peer needs (our choice of PCM16 or PCM24; PCM16 also for a peer
+// whose app predates PCM24) and hands it to every peer's channel: each peer gets the copies its
+// link can afford, a PCM16 mono mixdown at the bottom of the governor's ladder, or nothing while
+// its channel's backlog is too old to play in time. Allocation-free per frame (test options aside).
 
 import type { InputChannels } from '../src/shared/input-channels.ts';
 import { LOOPBACK_MARKER, MAX_REDUNDANCY, METER_DECAY_PER_QUANTUM, QUANTUM_MS, QUANTUM_SAMPLES } from '../src/shared/constants.ts';
 import { CAP_F32, CAP_I32, type CaptureViews } from '../src/shared/memory-layout.ts';
 import { seqAdd } from '../src/shared/seq.ts';
-import { FLAG, HEADER, MAX_PACKET_BYTES, RedundancyHistory, encodePacket, packetBytes, quantumBytes } from '../src/shared/wire.ts';
+import { SampleFormat, VERSION_PCM24, encodePacket, formatOfBits, packetBytes, type SendBits } from '../src/shared/wire.ts';
 import type { TestOptions } from '../src/shared/worker-protocol.ts';
 import { nowUs, type RemotePeer } from './remote-peer.ts';
 import { MAX_QUEUE_MS } from './send-queue.ts';
+import { StreamEncoder } from './stream-encoder.ts';
 import { TestClockSkew } from './test-clock-skew.ts';
 import type { Tap } from './test-tap.ts';
 import { TrackCapture } from './track-capture.ts';
@@ -27,15 +29,13 @@ export class Sender {
   bytesOut = 0;
   /** Time spent sending since the last stats, ms. */
   busyMs = 0;
-  readonly redundancy = new RedundancyHistory();
+  /** Our sample format (the player's choice of 16 or 24 bits). */
+  format: SampleFormat = SampleFormat.PCM16;
+  /** The stream in each format: PCM24 when chosen, PCM16 when chosen or some peer decodes nothing else. */
+  private readonly pcm16 = new StreamEncoder(SampleFormat.PCM16);
+  private readonly pcm24 = new StreamEncoder(SampleFormat.PCM24);
   private readonly frame = new Float32Array(QUANTUM_SAMPLES);
-  private readonly packet = new Uint8Array(new ArrayBuffer(MAX_PACKET_BYTES));
-  private readonly packetView = new DataView(this.packet.buffer);
-  /** Views of `packet` for each length encodePacket can return (silent; mono or stereo with 0..3 redundant quanta), made once. */
-  private readonly packetOfLength = new Map<number, Uint8Array<ArrayBuffer>>(
-    [packetBytes(1, true), ...[0, 1, 2, 3].flatMap((r) => [packetBytes(1, false, r), packetBytes(2, false, r)])].map((n) => [n, this.packet.subarray(0, n)]),
-  );
-  /** The same frame as a mono packet without copies, for congested peers of a stereo sender (encoded only when one needs it). */
+  /** The same frame as a PCM16 mono packet without copies, for congested peers of a stereo sender (encoded only when one needs it). */
   private readonly monoPacket = new Uint8Array(new ArrayBuffer(packetBytes(1, false)));
   private readonly monoView = new DataView(this.monoPacket.buffer);
   private readonly monoSilent = this.monoPacket.subarray(0, packetBytes(1, true));
@@ -88,13 +88,19 @@ export class Sender {
   }
 
   setRedundancy(frames: number): void {
-    this.redundancy.frames = Math.max(0, Math.min(MAX_REDUNDANCY, Math.round(frames)));
+    const n = Math.max(0, Math.min(MAX_REDUNDANCY, Math.round(frames)));
+    this.pcm16.history.frames = this.pcm24.history.frames = n;
   }
 
-  setSend(channels: 1 | 2, muted: boolean): void {
-    if (channels !== this.channels) this.redundancy.reset();
+  /** Redundant copies each packet carries (the room's setting). */
+  get redundancyFrames(): number {
+    return this.pcm16.history.frames;
+  }
+
+  setSend(channels: 1 | 2, muted: boolean, bits: SendBits): void {
     this.channels = channels;
     this.muted = muted;
+    this.format = formatOfBits(bits);
   }
 
   stop(): void {
@@ -176,9 +182,16 @@ export class Sender {
         }
       }
     }
-    const len = encodePacket(this.packet, this.packetView, this.frame, this.channels, this.streamId, this.seq, captureUs, this.redundancy);
-    const flags = this.packet[HEADER.FLAGS]!;
-    const extra = (flags & FLAG.REDUNDANCY_MASK) >> FLAG.REDUNDANCY_SHIFT;
+    // Encode in our format, and in PCM16 too while a peer decodes nothing else (every quantum, so
+    // that its copies stay consecutive).
+    const wide = this.format === SampleFormat.PCM24;
+    let legacy = false;
+    if (wide) for (let i = 0; i < peers.length; i++) if (peers[i]!.wire < VERSION_PCM24) legacy = true;
+    const main = wide ? this.pcm24 : this.pcm16;
+    main.encode(this.frame, this.channels, this.streamId, this.seq, captureUs);
+    if (!wide) this.pcm24.skip();
+    else if (legacy) this.pcm16.encode(this.frame, this.channels, this.streamId, this.seq, captureUs);
+    else this.pcm16.skip();
     const dropped = __TUTTI_TEST__ && this.test.dropEvery !== undefined && this.test.dropEvery >= 2 && this.seq % this.test.dropEvery === 0;
     let monoLen = 0;
     const sendMs = performance.now();
@@ -187,21 +200,19 @@ export class Sender {
       const ch = p.channel;
       if (dropped || ch.readyState !== 'open') continue;
       let bytes: Uint8Array<ArrayBuffer>;
+      const enc = wide && p.wire >= VERSION_PCM24 ? this.pcm24 : this.pcm16;
       if (p.mono && this.channels === 2) {
-        // The bottom of the governor's ladder: this frame mixed down to mono, no copies.
+        // The bottom of the governor's ladder: this frame mixed down to PCM16 mono, no copies.
         if (monoLen === 0) monoLen = encodePacket(this.monoPacket, this.monoView, this.frame, 1, this.streamId, this.seq, captureUs);
         bytes = monoLen === this.monoPacket.length ? this.monoPacket : this.monoSilent;
       } else {
-        // A peer whose link cannot afford all the copies gets a prefix of the packet: the same
-        // header with fewer copies announced, the current quantum and the newest copies.
-        const copies = extra > p.copies ? p.copies : extra;
-        this.packet[HEADER.FLAGS] = (flags & ~FLAG.REDUNDANCY_MASK) | (copies << FLAG.REDUNDANCY_SHIFT);
-        bytes = this.packetOfLength.get(copies === extra ? len : HEADER.SIZE + (1 + copies) * quantumBytes(this.channels))!;
+        // A peer whose link cannot afford all the copies gets a prefix of the packet.
+        bytes = enc.withCopies(p.copies);
       }
       const n = bytes.length;
       if (p.queue.ageMs(sendMs, ch.bufferedAmount) > MAX_QUEUE_MS) {
         p.sendDropped++; // congested: drop rather than queue (it would only arrive late)
-        this.packet[HEADER.FLAGS] = flags;
+        enc.restore();
         continue;
       }
       if (__TUTTI_TEST__ && (this.test.delayMs || this.test.jitterMs)) {
@@ -212,10 +223,10 @@ export class Sender {
         ch.send(bytes);
       }
       p.queue.record(sendMs, n);
-      this.packet[HEADER.FLAGS] = flags;
+      enc.restore();
       this.bytesOut += n;
     }
-    if (__TUTTI_TEST__ && this.tap) this.tap.onSent(this.seq, this.packet, len, this.channels, this.frame);
+    if (__TUTTI_TEST__ && this.tap) this.tap.onSent(this.seq, main.packet, main.length, this.channels, main.format, this.frame);
     this.seq = seqAdd(this.seq, 1);
     this.sent++;
   }

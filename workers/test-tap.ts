@@ -6,7 +6,7 @@
 // worker.evaluate(), never through the page.
 
 import { QUANTUM_FRAMES, QUANTUM_SAMPLES } from '../src/shared/constants.ts';
-import { FLAG, HEADER, decodedHash, floatToPcm16, payloadHash, quantumBytes } from '../src/shared/wire.ts';
+import { FLAG, HEADER, decodedHash, floatToPcm24, payloadHash, quantumBytes, type SampleFormat } from '../src/shared/wire.ts';
 
 const CAPACITY = 375 * 120; // two minutes of frames per stream
 /** Decoded quanta kept per peer for `pcm`: the last six seconds (1.2 MB per peer). */
@@ -29,20 +29,21 @@ export class FrameLog {
 }
 
 /**
- * The most recent PCM_QUANTA decoded quanta of one peer as PCM16, stereo interleaved (a mono
- * sender's samples twice), with their sequences, in arrival order. A circular buffer: the test
+ * The most recent PCM_QUANTA decoded quanta of one peer at 24-bit scale (x × 2^23: a PCM16
+ * sample s is s × 256, exactly), stereo interleaved (a mono sender's samples twice), with their
+ * sequences, in arrival order. A circular buffer: the test
  * reads the newest seconds whenever it likes.
  */
 export class PcmLog {
   readonly seqs = new Uint32Array(PCM_QUANTA);
-  readonly pcm = new Int16Array(PCM_QUANTA * QUANTUM_SAMPLES);
+  readonly pcm = new Int32Array(PCM_QUANTA * QUANTUM_SAMPLES);
   /** Quanta recorded since the start (the buffer holds the last min(count, PCM_QUANTA)). */
   count = 0;
   record(seq: number, src: Float32Array, offset: number): void {
     const i = this.count % PCM_QUANTA;
     this.seqs[i] = seq;
     const base = i * QUANTUM_SAMPLES;
-    for (let k = 0; k < QUANTUM_SAMPLES; k++) this.pcm[base + k] = floatToPcm16(src[offset + k]!);
+    for (let k = 0; k < QUANTUM_SAMPLES; k++) this.pcm[base + k] = floatToPcm24(src[offset + k]!);
     this.count++;
   }
   /** Oldest first. `pcm` holds QUANTUM_SAMPLES values per entry of `seqs`. */
@@ -87,16 +88,16 @@ export class Tap {
    * One frame sent: `packet` as encoded (`length` bytes, the full-copy packet), `frame` the stereo
    * bus it was encoded from. Hashes only the current quantum, not the redundant copies after it.
    */
-  onSent(seq: number, packet: Uint8Array, length: number, channels: 1 | 2, frame: Float32Array): void {
+  onSent(seq: number, packet: Uint8Array, length: number, channels: 1 | 2, format: SampleFormat, frame: Float32Array): void {
     const silent = (packet[HEADER.FLAGS]! & FLAG.SILENT) !== 0;
-    this.sent.record(seq, payloadHash(packet, silent ? length : HEADER.SIZE + quantumBytes(channels)));
+    this.sent.record(seq, payloadHash(packet, silent ? length : HEADER.SIZE + quantumBytes(channels, format)));
     const sig = this.sentSignal;
     for (let f = 0; f < QUANTUM_FRAMES; f++) sig[this.sentSignalLength++ % sig.length] = frame[2 * f]!;
   }
 
   /** One frame of `peerId` decoded into shared memory at `offset` of `f32` (stereo interleaved). */
-  onDecoded(peerId: string, seq: number, f32: Float32Array, offset: number, channels: number, silent: boolean): void {
-    this.log(peerId).record(seq, decodedHash(f32, offset, channels, silent));
+  onDecoded(peerId: string, seq: number, f32: Float32Array, offset: number, channels: number, silent: boolean, format: SampleFormat): void {
+    this.log(peerId).record(seq, decodedHash(f32, offset, channels, silent, format));
     this.pcmLog(peerId).record(seq, f32, offset);
   }
 }

@@ -2,6 +2,7 @@
 // events for every FromWorker message, and the worker's lifetime. Components never postMessage.
 
 import type { InputChannels } from '../shared/input-channels.ts';
+import type { SendBits } from '../shared/wire.ts';
 import type { FromWorker, InitMessage, PeerClosedReason, StatsMessage, ToWorker, TraceMessage } from '../shared/worker-protocol.ts';
 
 type Handlers = {
@@ -45,8 +46,9 @@ export class NetBridge {
   }
 
   /** Hand an audio channel to the worker. Must run right after creation / inside ondatachannel. */
-  addPeer(peerId: string, channel: RTCDataChannel): void {
-    this.worker.postMessage({ type: 'add-peer', peerId, channel } satisfies ToWorker, [channel as unknown as Transferable]);
+  /** `wire`: the highest audio wire version the peer decodes (its MemberState.wire, 1 if it does not say). */
+  addPeer(peerId: string, channel: RTCDataChannel, wire: number): void {
+    this.worker.postMessage({ type: 'add-peer', peerId, channel, wire } satisfies ToWorker, [channel as unknown as Transferable]);
   }
   removePeer(peerId: string): void {
     this.post({ type: 'remove-peer', peerId });
@@ -89,8 +91,8 @@ export class NetBridge {
       this.post({ type: 'get-trace' });
     });
   }
-  setSend(channels: 1 | 2, muted: boolean): void {
-    this.post({ type: 'set-send', channels, muted });
+  setSend(channels: 1 | 2, muted: boolean, bits: SendBits): void {
+    this.post({ type: 'set-send', channels, muted, bits });
   }
   /** Hand the microphone's MediaStreamTrackProcessor stream to the worker (transferred). */
   setCaptureSource(readable: ReadableStream<AudioData>): void {

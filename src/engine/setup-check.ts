@@ -6,6 +6,7 @@
 import type { PeerStats, StatsMessage } from '../shared/worker-protocol.ts';
 import { AUDIO_CHANNEL_INIT, AUDIO_CHANNEL_LABEL } from '../shared/audio-channel.ts';
 import { framesExpected } from '../shared/peer-counts.ts';
+import { WIRE_VERSION } from '../shared/wire.ts';
 import type { AudioEngine } from './audio-engine.ts';
 import { median } from '../shared/median.ts';
 import { measureSignalingRtt, type SignalingRtt } from './signaling-rtt.ts';
@@ -54,11 +55,11 @@ export async function runSetupCheck(engine: AudioEngine, opts: SetupCheckOptions
     pcB.onicecandidate = (e) => void (e.candidate && pcA.addIceCandidate(e.candidate).catch(() => {}));
     pcB.ondatachannel = (e) => {
       if (e.channel.label !== AUDIO_CHANNEL_LABEL) return;
-      net.addPeer(LOOPBACK_PEERS[1], e.channel); // transferred inside ondatachannel, as in the mesh
+      net.addPeer(LOOPBACK_PEERS[1], e.channel, WIRE_VERSION); // transferred inside ondatachannel, as in the mesh
       net.setPeerMix(LOOPBACK_PEERS[1], 0, true);
     };
     const channel = pcA.createDataChannel(AUDIO_CHANNEL_LABEL, AUDIO_CHANNEL_INIT);
-    net.addPeer(LOOPBACK_PEERS[0], channel); // transferred right after creation
+    net.addPeer(LOOPBACK_PEERS[0], channel, WIRE_VERSION); // transferred right after creation
     net.setPeerMix(LOOPBACK_PEERS[0], 0, true);
     await pcA.setLocalDescription();
     await pcB.setRemoteDescription(pcA.localDescription!);

@@ -6,6 +6,7 @@
 
 import { MAX_DEPTH, MAX_REDUNDANCY, MIN_DEPTH, DEFAULT_DEPTH, DEFAULT_REDUNDANCY } from '../shared/constants.ts';
 import type { StatsMessage } from '../shared/worker-protocol.ts';
+import { WIRE_VERSION, type SendBits } from '../shared/wire.ts';
 import { MAX_ROOM_TITLE, parseControlRequest, type MemberState, type MixState, type Role } from '../shared/signaling-protocol.ts';
 import { AudioEngine, type EngineOptions } from '../engine/audio-engine.ts';
 import { AudioMesh, type RemoteMember } from './audio-mesh.ts';
@@ -20,6 +21,8 @@ import { Room, type Access } from './room.ts';
  */
 export class AudioChoices {
   channels: 1 | 2 = 2;
+  /** Sample resolution sent: 16 (the default) or 24 bits. */
+  bits: SendBits = 16;
   depth = DEFAULT_DEPTH;
   /** Automatic depth (`depth` is then the fallback for manual). */
   adaptive = true;
@@ -93,9 +96,11 @@ export class Session extends EventTarget {
       const self: MemberState = {
         v: 1, name: identity.name.slice(0, 40), role: identity.role, instrument: identity.instrument.trim().slice(0, 40), muted: choices.muted,
         format: choices.channels === 1 ? 'mono' : 'stereo', kind: remote ? 'remote' : 'participant',
-        ...(remote ? { controls: identity.remoteOf! } : { audio: {}, mix: mixState(choices) }),
+        ...(remote ? { controls: identity.remoteOf! } : { audio: {}, mix: mixState(choices), bits: choices.bits, wire: WIRE_VERSION }),
       };
       room.setSelf(self);
+      // The choices carried over from the last room (or the join form): mute, channels, resolution.
+      engine?.net.setSend(choices.channels, choices.muted, choices.bits);
       const mesh = engine ? new AudioMesh(room, engine.net, iceServers) : undefined;
       const session = new Session(identity, choices, room, engine, mesh);
       session.wire();
@@ -196,15 +201,23 @@ export class Session extends EventTarget {
   toggleMute(): void {
     const c = this.choices;
     c.muted = !c.muted;
-    this.engine?.net.setSend(c.channels, c.muted);
+    this.engine?.net.setSend(c.channels, c.muted, c.bits);
     this.room.patchSelf({ muted: c.muted });
     this.changed();
   }
 
   setChannels(channels: 1 | 2): void {
     this.choices.channels = channels;
-    this.engine?.net.setSend(channels, this.choices.muted);
+    this.engine?.net.setSend(channels, this.choices.muted, this.choices.bits);
     this.room.patchSelf({ format: channels === 1 ? 'mono' : 'stereo' });
+    this.changed();
+  }
+
+  /** Send 16- or 24-bit samples (24 to peers whose app decodes them, 16 to the others). */
+  setBits(bits: SendBits): void {
+    this.choices.bits = bits;
+    this.engine?.net.setSend(this.choices.channels, this.choices.muted, bits);
+    this.room.patchSelf({ bits });
     this.changed();
   }
 

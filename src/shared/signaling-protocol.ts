@@ -103,6 +103,13 @@ export interface MemberState {
   /** Self-muted (sends silence). */
   muted: boolean;
   format: 'mono' | 'stereo';
+  /** The sample resolution the member sends (absent: 16; apps before PCM24 do not say). */
+  bits?: 16 | 24;
+  /**
+   * The highest audio wire version the member's app decodes (src/shared/wire.ts WIRE_VERSION;
+   * absent: 1, an app before PCM24). A PCM24 sender sends PCM16 to a member below 2.
+   */
+  wire?: number;
   /** 'participant' sends and receives audio; 'remote' is a phone controlling one participant. */
   kind: 'participant' | 'remote';
   /** For a remote: the client id it controls. */
@@ -133,6 +140,8 @@ export function parseMemberState(data: unknown): MemberState | null {
   if (typeof d['muted'] !== 'boolean' || (d['format'] !== 'mono' && d['format'] !== 'stereo')) return null;
   if (d['kind'] !== 'participant' && d['kind'] !== 'remote') return null;
   if (d['controls'] !== undefined && !num(d['controls'])) return null;
+  if (d['bits'] !== undefined && d['bits'] !== 16 && d['bits'] !== 24) return null;
+  if (d['wire'] !== undefined && !(num(d['wire']) && Number.isInteger(d['wire']) && d['wire'] >= 1)) return null;
   const audio: Record<string, AudioSdp> = {};
   if (typeof d['audio'] === 'object' && d['audio'] !== null) {
     for (const [k, v] of Object.entries(d['audio'] as Record<string, unknown>)) {

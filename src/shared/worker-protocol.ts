@@ -4,6 +4,7 @@
 
 import type { InputChannels } from './input-channels.ts';
 import type { CaptureMemory } from './memory-layout.ts';
+import type { SendBits } from './wire.ts';
 
 /** Test-only switches; never set by the UI. */
 export interface TestOptions {
@@ -34,6 +35,8 @@ export interface AddPeerMessage {
   type: 'add-peer';
   peerId: string;
   channel: RTCDataChannel;
+  /** The highest audio wire version the peer decodes (MemberState.wire; 1 for an app that does not say). */
+  wire: number;
 }
 export interface RemovePeerMessage {
   type: 'remove-peer';
@@ -79,6 +82,8 @@ export interface SetSendMessage {
   channels: 1 | 2;
   /** Self-mute: send header-only silent packets. */
   muted: boolean;
+  /** Sample resolution: PCM16 (the default) or PCM24 (to peers that decode it; PCM16 to the others). */
+  bits: SendBits;
 }
 export interface SetMasterGainMessage {
   type: 'set-master-gain';
@@ -192,6 +197,10 @@ export interface PeerStats {
   sendRedundancy: number;
   /** We send this peer a mono mixdown (we send stereo, but its link is congested even without copies). */
   sendMono: boolean;
+  /** The resolution we send this peer (PCM16 when we chose it, or when its app decodes nothing else, or on the mono rung). */
+  sendBits: SendBits;
+  /** The resolution of the peer's last audio packet with samples, or null before one came. */
+  bits: SendBits | null;
   /** Peer loopback: round trip measured by an impulse through the peer's worker, ms (null when off or undetected). */
   loopbackRttMs: number | null;
   /** Added latency (capture timestamp to playout, excluding device I/O), ms, over the last second. */

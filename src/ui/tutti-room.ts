@@ -7,7 +7,7 @@ import { LitElement, html, nothing } from 'lit';
 import { customElement, property, state } from 'lit/decorators.js';
 import { MAX_DEPTH, MIN_DEPTH, QUANTUM_MS } from '../shared/constants.ts';
 import { MAX_ROOM_TITLE } from '../shared/signaling-protocol.ts';
-import { payloadKbps as sendKbps } from '../shared/wire.ts';
+import { formatOfBits, payloadKbps as sendKbps } from '../shared/wire.ts';
 import type { PeerStats, StatsMessage } from '../shared/worker-protocol.ts';
 import { fetchOpenRooms } from '../room/open-rooms.ts';
 import type { Session } from '../room/session.ts';
@@ -154,7 +154,7 @@ export class TuttiRoom extends LitElement {
             </label>
             <label>Redundancy (room setting: everyone sends it)
               <select name="redundancy" @change=${(e: Event) => s.setRedundancy(Number((e.target as HTMLSelectElement).value))}>
-                ${[0, 1, 2, 3].map((n) => html`<option value=${n} .selected=${c.redundancy === n}>${n === 0 ? 'Off' : `${n} frame${n > 1 ? 's' : ''}`} · ${sendKbps(c.channels, n)} kbit/s per peer</option>`)}
+                ${[0, 1, 2, 3].map((n) => html`<option value=${n} .selected=${c.redundancy === n}>${n === 0 ? 'Off' : `${n} frame${n > 1 ? 's' : ''}`} · ${sendKbps(c.channels, n, formatOfBits(c.bits))} kbit/s per peer</option>`)}
               </select>
             </label>
             <label>Output volume
@@ -165,6 +165,11 @@ export class TuttiRoom extends LitElement {
               <select name="send-channels" @change=${(e: Event) => s.setChannels((e.target as HTMLSelectElement).value === '1' ? 1 : 2)}>
                 <option value="1" ?selected=${c.channels === 1}>Mono</option>
                 <option value="2" ?selected=${c.channels === 2}>Stereo</option>
+              </select>
+            </label>
+            <label>Resolution
+              <select name="send-bits" @change=${(e: Event) => s.setBits((e.target as HTMLSelectElement).value === '24' ? 24 : 16)}>
+                ${([16, 24] as const).map((b) => html`<option value=${b} ?selected=${c.bits === b}>${b}-bit · ${sendKbps(c.channels, c.redundancy, formatOfBits(b))} kbit/s per peer</option>`)}
               </select>
             </label>
           </div>

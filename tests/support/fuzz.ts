@@ -18,7 +18,7 @@
 import { HALF } from '../../worklets/resampler.ts';
 import { DEFAULT_DEPTH, JITTER_SLOTS, MAX_PEERS, QUANTUM_FRAMES, QUANTUM_SAMPLES } from '../../src/shared/constants.ts';
 import { PEER_I32, PEER_F32, PeerState, PlaybackViews, createPlaybackMemory } from '../../src/shared/memory-layout.ts';
-import { REJECT_NAMES, Reject, decodeHeader, decodeSamples, newHeader } from '../../src/shared/wire.ts';
+import { REJECT_NAMES, Reject, SampleFormat, decodeHeader, decodeSamples, newHeader } from '../../src/shared/wire.ts';
 import type { FromWorker } from '../../src/shared/worker-protocol.ts';
 import { DepthController } from '../../workers/depth-controller.ts';
 import { Arrival, JitterWriter, findFreePeer } from '../../workers/jitter-writer.ts';
@@ -70,7 +70,8 @@ export function specReject(b: Uint8Array): Reject {
   // Order of checks as PROTOCOL.md §1.7 lists them; a 12-byte packet may be a control packet.
   if (b.length < 2 || (b.length < 14 && b.length !== 12)) return Reject.TOO_SHORT;
   if (b[0]! >> 4 !== 0xa) return Reject.BAD_MAGIC;
-  if ((b[0]! & 0x0f) !== 1) return Reject.BAD_VERSION;
+  const version = b[0]! & 0x0f;
+  if (version !== 1 && version !== 2) return Reject.BAD_VERSION;
   const flags = b[1]!;
   if (b.length < 14 && (flags & 0x02) === 0) return Reject.TOO_SHORT;
   if ((flags & ~0x37) !== 0) return Reject.BAD_FLAGS;
@@ -80,14 +81,16 @@ export function specReject(b: Uint8Array): Reject {
     if (b[2]! < 1 || b[2]! > 4 || b[3]! !== 0) return Reject.BAD_CONTROL;
     return Reject.OK;
   }
-  if (b[3]! >> 4 !== 0) return Reject.BAD_FORMAT;
+  // v1: PCM16 (0) only; v2: PCM16 or PCM24 (1).
+  const format = b[3]! >> 4;
+  if (format !== 0 && (version === 1 || format !== 1)) return Reject.BAD_FORMAT;
   const ch = b[3]! & 0x0f;
   if (ch !== 1 && ch !== 2) return Reject.BAD_CHANNELS;
   if ((b[4]! | (b[5]! << 8)) !== 128) return Reject.BAD_FRAMES;
   const silent = (flags & 1) !== 0;
   const redundancy = (flags >> 4) & 3;
   if (silent && redundancy !== 0) return Reject.BAD_FLAGS;
-  const want = silent ? 14 : 14 + (1 + redundancy) * 256 * ch;
+  const want = silent ? 14 : 14 + (1 + redundancy) * 128 * ch * (format === 1 ? 3 : 2);
   if (b.length !== want) return Reject.BAD_LENGTH;
   return Reject.OK;
 }
@@ -96,13 +99,18 @@ function int16At(b: Uint8Array, o: number): number {
   return ((b[o]! | (b[o + 1]! << 8)) << 16) >> 16;
 }
 
+function int24At(b: Uint8Array, o: number): number {
+  return ((b[o]! | (b[o + 1]! << 8) | (b[o + 2]! << 16)) << 8) >> 8;
+}
+
 // ---- packet construction (by hand from the spec, not with the encoder under test) -------------
 
-function writeHeader(b: Uint8Array, flags: number, streamId: number, channels: number, seq: number, timeUs: number): void {
-  b[0] = 0xa1;
+/** `pcm24`: a version-2 PCM24 packet; otherwise version 1, PCM16. */
+function writeHeader(b: Uint8Array, flags: number, streamId: number, channels: number, seq: number, timeUs: number, pcm24 = false): void {
+  b[0] = pcm24 ? 0xa2 : 0xa1;
   b[1] = flags;
   b[2] = streamId & 0xff;
-  b[3] = channels & 0x0f;
+  b[3] = (pcm24 ? 0x10 : 0) | (channels & 0x0f);
   b[4] = 128;
   b[5] = 0;
   b[6] = seq & 0xff;
@@ -184,9 +192,10 @@ export async function runFuzz(opts: FuzzOptions): Promise<FuzzReport> {
   const validPacket = (seq: number, streamId: number): Uint8Array => {
     const silent = rng() < 0.15;
     const ch = rng() < 0.5 ? 1 : 2;
-    const len = silent ? 14 : 14 + 256 * ch;
+    const pcm24 = rng() < 0.3;
+    const len = silent ? 14 : 14 + 128 * ch * (pcm24 ? 3 : 2);
     const b = pool.get(len);
-    writeHeader(b, silent ? 1 : 0, streamId, ch, seq, randInt(rng, 0, 2 ** 32 - 1));
+    writeHeader(b, silent ? 1 : 0, streamId, ch, seq, randInt(rng, 0, 2 ** 32 - 1), pcm24);
     for (let i = 14; i < len; i++) b[i] = randInt(rng, 0, 255);
     return b;
   };
@@ -202,10 +211,11 @@ export async function runFuzz(opts: FuzzOptions): Promise<FuzzReport> {
       }
       case 'header-mix': {
         // Each header byte valid or random, length near a real size or random: reaches every check.
-        const sizes = [13, 14, 15, 269, 270, 271, 525, 526, 527];
-        const len = rng() < 0.8 ? sizes[randInt(rng, 0, sizes.length - 1)]! : randInt(rng, 0, 600);
+        const sizes = [13, 14, 15, 269, 270, 271, 397, 398, 399, 525, 526, 527, 781, 782, 783];
+        const len = rng() < 0.8 ? sizes[randInt(rng, 0, sizes.length - 1)]! : randInt(rng, 0, 800);
         const b = pool.get(len);
-        const good = [0xa1, rng() < 0.5 ? 0 : 1, randInt(rng, 0, 255), rng() < 0.5 ? 1 : 2, 128, 0];
+        const pcm24 = rng() < 0.4;
+        const good = [pcm24 ? 0xa2 : 0xa1, rng() < 0.5 ? 0 : 1, randInt(rng, 0, 255), (pcm24 ? 0x10 : 0) | (rng() < 0.5 ? 1 : 2), 128, 0];
         for (let i = 0; i < len; i++) b[i] = i < 6 && rng() < 0.8 ? good[i]! : randInt(rng, 0, 255);
         return { data: b.buffer, intended: null };
       }
@@ -229,10 +239,11 @@ export async function runFuzz(opts: FuzzOptions): Promise<FuzzReport> {
         const field = randInt(rng, 0, 5);
         switch (field) {
           case 0: b[0] = (randOtherThan(rng, 0xa, 16) << 4) | randInt(rng, 0, 15); return { data: b.buffer, intended: Reject.BAD_MAGIC };
-          case 1: b[0] = 0xa0 | randOtherThan(rng, 1, 16); return { data: b.buffer, intended: Reject.BAD_VERSION };
+          case 1: b[0] = 0xa0 | [0, 3, 4, 9, 15][randInt(rng, 0, 4)]!; return { data: b.buffer, intended: Reject.BAD_VERSION };
           // An undefined flag bit (0x08, 0x40 or 0x80), with the packet's own bits otherwise intact.
           case 2: b[1] = b[1]! | [0x08, 0x40, 0x80][randInt(rng, 0, 2)]!; return { data: b.buffer, intended: Reject.BAD_FLAGS };
-          case 3: b[3] = (randInt(rng, 1, 15) << 4) | (b[3]! & 0x0f); return { data: b.buffer, intended: Reject.BAD_FORMAT };
+          // A format the packet's version does not carry: anything but PCM16 in v1, FLOAT32 and up in v2.
+          case 3: b[3] = (randInt(rng, b[0] === 0xa2 ? 2 : 1, 15) << 4) | (b[3]! & 0x0f); return { data: b.buffer, intended: Reject.BAD_FORMAT };
           case 4: b[3] = [0, 3, 4, 7, 8, 15][randInt(rng, 0, 5)]!; return { data: b.buffer, intended: Reject.BAD_CHANNELS };
           default: {
             const f = randOtherThan(rng, 128, 65536);
@@ -425,13 +436,15 @@ function directPath(v: PlaybackViews, fail: (m: string) => void, caseNo: () => n
       const b = new Uint8Array(data);
       const silent = (b[1]! & 1) !== 0;
       const ch = b[3]! & 0x0f;
+      const pcm24 = b[3]! >> 4 === 1;
       for (let i = 0; i < scratch.length; i++) {
         let want2: number;
         if (i < GUARD || i >= GUARD + QUANTUM_SAMPLES) want2 = PATTERN_F32;
         else if (silent) want2 = 0;
         else {
           const k = i - GUARD;
-          want2 = int16At(b, 14 + 2 * (ch === 2 ? k : k >> 1)) / 32768;
+          const n = ch === 2 ? k : k >> 1;
+          want2 = pcm24 ? int24At(b, 14 + 3 * n) / 8_388_608 : int16At(b, 14 + 2 * n) / 32768;
         }
         if (scratch[i] !== want2) {
           fail(`case ${caseNo()}: decodeSamples word ${i - GUARD} = ${scratch[i]}, want ${want2}`);
@@ -506,8 +519,8 @@ async function workerPath(sab: SharedArrayBuffer, fail: (m: string) => void): Pr
     },
     async finish() {
       const output = new OutputClock();
-      const fz = takePeerStats(fuzz, 1, true, output);
-      const cn = takePeerStats(canary, 1, true, output);
+      const fz = takePeerStats(fuzz, 1, true, SampleFormat.PCM16, output);
+      const cn = takePeerStats(canary, 1, true, SampleFormat.PCM16, output);
       if (fz.rejected !== Object.values(fz.rejectedBy).reduce((a, b) => a + b, 0)) fail(`rejected ${fz.rejected} ≠ sum of rejectedBy ${JSON.stringify(fz.rejectedBy)}`);
       if (fz.channelState !== 'open' || cn.channelState !== 'open') fail('a fake channel was closed by the receiver');
       const slotStates: number[] = [];

@@ -8,22 +8,26 @@ import { QUANTUM_FRAMES, QUANTUM_SAMPLES } from '../../src/shared/constants.ts';
 import { seqDiff } from '../../src/shared/seq.ts';
 import { floatToPcm16 } from '../../src/shared/wire.ts';
 
-/** The samples of a 16-bit stereo PCM WAV file (as wav.ts writes them: a 44-byte header), interleaved. */
-export function readWavPcm(path: string): Int16Array {
+/**
+ * The samples of a 16- or 24-bit stereo PCM WAV file (as wav.ts writes them: a 44-byte header),
+ * interleaved, at 24-bit scale (a 16-bit sample s as s × 256), as the tap records decoded PCM.
+ */
+export function readWavPcm(path: string): Int32Array {
   return wavPcm(readFileSync(path), path);
 }
 
-export function wavPcm(buf: Buffer, name = 'WAV'): Int16Array {
-  if (buf.toString('ascii', 0, 4) !== 'RIFF' || buf.toString('ascii', 36, 40) !== 'data' || buf.readUInt16LE(22) !== 2 || buf.readUInt16LE(34) !== 16) {
-    throw new Error(`${name}: not a 16-bit stereo WAV with a plain 44-byte header`);
+export function wavPcm(buf: Buffer, name = 'WAV'): Int32Array {
+  const bits = buf.readUInt16LE(34);
+  if (buf.toString('ascii', 0, 4) !== 'RIFF' || buf.toString('ascii', 36, 40) !== 'data' || buf.readUInt16LE(22) !== 2 || (bits !== 16 && bits !== 24)) {
+    throw new Error(`${name}: not a 16- or 24-bit stereo WAV with a plain 44-byte header`);
   }
-  const bytes = buf.readUInt32LE(40);
-  const out = new Int16Array(bytes / 2);
-  for (let i = 0; i < out.length; i++) out[i] = buf.readInt16LE(44 + 2 * i);
+  const bytes = bits / 8;
+  const out = new Int32Array(buf.readUInt32LE(40) / bytes);
+  for (let i = 0; i < out.length; i++) out[i] = bytes === 3 ? buf.readIntLE(44 + 3 * i, 3) : buf.readInt16LE(44 + 2 * i) * 256;
   return out;
 }
 
-/** Received quanta in arrival order: `pcm` holds QUANTUM_SAMPLES (stereo interleaved) per sequence. */
+/** Received quanta in arrival order: `pcm` holds QUANTUM_SAMPLES (stereo interleaved, 24-bit scale) per sequence. */
 export interface PcmQuanta {
   seqs: readonly number[];
   pcm: ArrayLike<number>;
@@ -57,13 +61,13 @@ export interface WavMatch {
  * A quantum matches only if all its QUANTUM_SAMPLES samples are equal: a resampled, re-gained or
  * re-quantised stream matches (almost) nowhere.
  */
-export function matchWav(wav: Int16Array, received: PcmQuanta): WavMatch {
+export function matchWav(wav: Int32Array, received: PcmQuanta): WavMatch {
   const frames = wav.length / 2;
   const at = (frame: number, k: number): number => wav[(2 * ((frame + (k >> 1)) % frames)) + (k & 1)]!;
-  // The mixdown as the sender encodes it: the float bus (int16 / 32768) halved, back to int16.
+  // The mixdown as the sender encodes it for the bottom rung: the float bus halved, as PCM16.
   const atMono = (frame: number, k: number): number => {
     const f = 2 * ((frame + (k >> 1)) % frames);
-    return floatToPcm16((wav[f]! / 32768 + wav[f + 1]! / 32768) * 0.5);
+    return floatToPcm16((wav[f]! / 8_388_608 + wav[f + 1]! / 8_388_608) * 0.5) * 256;
   };
   // Index every start frame by its first four frames; candidates are then checked in full.
   const KEY_SAMPLES = 8;

@@ -1,5 +1,5 @@
-// Test signals: 48 kHz 16-bit PCM WAV files with a distinct tone per peer and a marker impulse
-// every second, written for Chromium's --use-file-for-fake-audio-capture.
+// Test signals: 48 kHz 16-bit (or 24-bit) PCM WAV files with a distinct tone per peer and a marker
+// impulse every second, written for Chromium's --use-file-for-fake-audio-capture.
 
 import { writeFileSync } from 'node:fs';
 
@@ -9,18 +9,25 @@ export interface ToneSpec {
   rightHz: number;
   seconds: number;
   amplitude?: number;
+  /** Sample width, 16 (the default) or 24: a 24-bit file's low 8 bits carry signal, so a 16-bit path changes them. */
+  bits?: 16 | 24;
 }
 
 export function toneWav(spec: ToneSpec, sampleRate = 48_000): Buffer {
   const frames = Math.round(spec.seconds * sampleRate);
   const amp = spec.amplitude ?? 0.4;
-  const data = Buffer.alloc(frames * 4);
+  const bytes = (spec.bits ?? 16) / 8;
+  const full = bytes === 3 ? 8_388_607 : 32767;
+  const data = Buffer.alloc(frames * 2 * bytes);
+  const put = (x: number, at: number): void => {
+    const s = Math.max(-full - 1, Math.min(full, Math.round(x * full)));
+    if (bytes === 3) data.writeIntLE(s, at, 3);
+    else data.writeInt16LE(s, at);
+  };
   for (let i = 0; i < frames; i++) {
     const marker = i % sampleRate < 48 ? 0.45 : 0; // 1 ms impulse train once per second
-    const l = amp * Math.sin((2 * Math.PI * spec.leftHz * i) / sampleRate) + marker;
-    const r = amp * Math.sin((2 * Math.PI * spec.rightHz * i) / sampleRate) + marker;
-    data.writeInt16LE(Math.max(-32768, Math.min(32767, Math.round(l * 32767))), i * 4);
-    data.writeInt16LE(Math.max(-32768, Math.min(32767, Math.round(r * 32767))), i * 4 + 2);
+    put(amp * Math.sin((2 * Math.PI * spec.leftHz * i) / sampleRate) + marker, i * 2 * bytes);
+    put(amp * Math.sin((2 * Math.PI * spec.rightHz * i) / sampleRate) + marker, i * 2 * bytes + bytes);
   }
   const header = Buffer.alloc(44);
   header.write('RIFF', 0, 'ascii');
@@ -31,9 +38,9 @@ export function toneWav(spec: ToneSpec, sampleRate = 48_000): Buffer {
   header.writeUInt16LE(1, 20); // PCM
   header.writeUInt16LE(2, 22); // channels
   header.writeUInt32LE(sampleRate, 24);
-  header.writeUInt32LE(sampleRate * 4, 28);
-  header.writeUInt16LE(4, 32);
-  header.writeUInt16LE(16, 34);
+  header.writeUInt32LE(sampleRate * 2 * bytes, 28);
+  header.writeUInt16LE(2 * bytes, 32);
+  header.writeUInt16LE(8 * bytes, 34);
   header.write('data', 36, 'ascii');
   header.writeUInt32LE(data.length, 40);
   return Buffer.concat([header, data]);

@@ -56,7 +56,11 @@ test('awareness and control parsers accept what Tutti sends and reject malformed
   assert.equal(m.name, 'Tina');
   assert.deepEqual(Object.keys(m.audio!), ['42']);
   assert.deepEqual(m.mix, { master: 1, depth: 8, peers: { '42': { gain: 0.5, muted: false } } });
-  for (const bad of [null, 3, 'x', {}, { ...ok, v: 2 }, { ...ok, role: 'admin' }, { ...ok, name: 'x'.repeat(41) }, { ...ok, kind: 'spy' }, { ...ok, format: 'opus' }, { ...ok, controls: 'me' }]) {
+  // The sample resolution and wire version: optional (apps before PCM24 publish neither).
+  assert.equal(m.bits, undefined);
+  assert.equal(m.wire, undefined);
+  assert.deepEqual([parseMemberState({ ...ok, bits: 24, wire: 2 })!.bits, parseMemberState({ ...ok, bits: 24, wire: 2 })!.wire], [24, 2]);
+  for (const bad of [null, 3, 'x', {}, { ...ok, v: 2 }, { ...ok, role: 'admin' }, { ...ok, name: 'x'.repeat(41) }, { ...ok, kind: 'spy' }, { ...ok, format: 'opus' }, { ...ok, controls: 'me' }, { ...ok, bits: 32 }, { ...ok, bits: '24' }, { ...ok, wire: 0 }, { ...ok, wire: 1.5 }, { ...ok, wire: 'v2' }]) {
     assert.equal(parseMemberState(bad), null, JSON.stringify(bad)?.slice(0, 60));
   }
   assert.deepEqual(parseControlRequest({ seq: 1, from: 2, peer: { id: '3', gain: 0, muted: true } }), { seq: 1, from: 2, peer: { id: '3', gain: 0, muted: true } });

@@ -1,11 +1,11 @@
 // The WAV comparison that proves a production sender bit-exact (tests/support/wav-match.ts) must
 // see each test switch if it acted: a dropped frame, a resampled stream, one LSB off, a splice.
-// Streams are made here as the network worker would send them (float quanta → floatToPcm16).
+// Streams are made here as the network worker would send them (float quanta → floatToPcm16, recorded at 24-bit scale as the tap does).
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { QUANTUM_FRAMES, QUANTUM_SAMPLES } from '../../src/shared/constants.ts';
-import { floatToPcm16 } from '../../src/shared/wire.ts';
+import { floatToPcm16, floatToPcm24 } from '../../src/shared/wire.ts';
 import { TestClockSkew } from '../../workers/test-clock-skew.ts';
 import { matchWav, wavPcm, type PcmQuanta } from '../support/wav-match.ts';
 import { toneWav } from '../support/wav.ts';
@@ -20,7 +20,7 @@ const N = 400;
 function captured(start: number, n: number): Float32Array[] {
   return Array.from({ length: n }, (_, q) => {
     const f = new Float32Array(QUANTUM_SAMPLES);
-    for (let k = 0; k < QUANTUM_SAMPLES; k++) f[k] = wav[2 * ((start + q * QUANTUM_FRAMES + (k >> 1)) % FRAMES) + (k & 1)]! / 32768;
+    for (let k = 0; k < QUANTUM_SAMPLES; k++) f[k] = wav[2 * ((start + q * QUANTUM_FRAMES + (k >> 1)) % FRAMES) + (k & 1)]! / 8_388_608;
     return f;
   });
 }
@@ -32,7 +32,7 @@ function received(quanta: Float32Array[], drop: (i: number) => boolean = () => f
   quanta.forEach((q, i) => {
     if (drop(i)) return;
     seqs.push((FIRST_SEQ + i) >>> 0);
-    for (const x of q) pcm.push(floatToPcm16(x));
+    for (const x of q) pcm.push(floatToPcm16(x) * 256);
   });
   return { seqs, pcm };
 }
@@ -112,5 +112,28 @@ describe('matchWav (bit-exactness against the sender\'s input)', () => {
     const m = matchWav(wav, { seqs: [...r.seqs, r.seqs[2]!], pcm: [...Array.from(r.pcm), ...Array.from(r.pcm).slice(2 * QUANTUM_SAMPLES, 3 * QUANTUM_SAMPLES)] });
     assert.equal(m.repeats, 1);
     assert.equal(m.quanta, 5);
+  });
+});
+
+describe('matchWav with a 24-bit WAV (the PCM24 path)', () => {
+  const wav24 = wavPcm(toneWav({ leftHz: 440, rightHz: 660, seconds: 2, bits: 24 }));
+  const frames24 = wav24.length / 2;
+  const quanta = (n: number, quantise: (x: number) => number): PcmQuanta => {
+    const seqs: number[] = [];
+    const pcm: number[] = [];
+    for (let q = 0; q < n; q++) {
+      seqs.push(q);
+      for (let k = 0; k < QUANTUM_SAMPLES; k++) pcm.push(quantise(wav24[2 * ((700 + q * QUANTUM_FRAMES + (k >> 1)) % frames24) + (k & 1)]! / 8_388_608));
+    }
+    return { seqs, pcm };
+  };
+
+  it('has signal below 16 bits, arrives verbatim through PCM24, and not through PCM16', () => {
+    assert.ok(wav24.some((s) => s % 256 !== 0), 'the low 8 bits carry signal');
+    const m24 = matchWav(wav24, quanta(50, floatToPcm24));
+    assert.equal(m24.verbatim, 50);
+    assert.equal(m24.continued, 49);
+    const m16 = matchWav(wav24, quanta(50, (x) => floatToPcm16(x) * 256));
+    assert.ok(m16.verbatim <= 1, `${m16.verbatim} verbatim through PCM16`);
   });
 });

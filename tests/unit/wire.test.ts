@@ -1,4 +1,5 @@
-// Wire format v1 (src/shared/wire.ts) and sequence arithmetic (src/shared/seq.ts).
+// Wire format v1 and v2 (PCM24) (src/shared/wire.ts), the sender's per-format encoder
+// (workers/stream-encoder.ts) and sequence arithmetic (src/shared/seq.ts).
 
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -20,11 +21,16 @@ import {
   encodeControl,
   encodePacket,
   floatToPcm16,
+  floatToPcm24,
+  decodedHash,
   newHeader,
+  payloadHash,
+  payloadKbps,
   packetBytes,
   RedundancyHistory,
 } from '../../src/shared/wire.ts';
 import type { PacketHeader } from '../../src/shared/wire.ts';
+import { StreamEncoder } from '../../workers/stream-encoder.ts';
 import { mulberry32, randInt, testSeeds } from './prng.ts';
 
 /** Independent reference quantiser: clamp(round(x * 32768)) into int16. */
@@ -228,7 +234,12 @@ describe('wire format v1: encode → decodeHeader → decodeSamples', () => {
     assert.equal(STEREO_BYTES, 526);
     assert.deepEqual([0, 1, 2, 3].map((r) => packetBytes(2, false, r)), [526, 1038, 1550, 2062]);
     assert.deepEqual([0, 1, 2, 3].map((r) => packetBytes(1, false, r)), [270, 526, 782, 1038]);
-    assert.equal(MAX_PACKET_BYTES, packetBytes(2, false, MAX_REDUNDANCY));
+    assert.equal(packetBytes(2, false, MAX_REDUNDANCY), 2062);
+    // PCM24: 768 sample bytes per stereo quantum; the largest packet is stereo PCM24 with 3 copies.
+    assert.deepEqual([0, 1, 2, 3].map((r) => packetBytes(2, false, r, SampleFormat.PCM24)), [782, 1550, 2318, 3086]);
+    assert.deepEqual([0, 1, 2, 3].map((r) => packetBytes(1, false, r, SampleFormat.PCM24)), [398, 782, 1166, 1550]);
+    assert.equal(MAX_PACKET_BYTES, packetBytes(2, false, MAX_REDUNDANCY, SampleFormat.PCM24));
+    assert.deepEqual([payloadKbps(2, 1), payloadKbps(2, 1, SampleFormat.PCM24), payloadKbps(1, 0, SampleFormat.PCM24)], [3114, 4650, 1194]);
     assert.equal(MAX_REDUNDANCY, 3);
   });
 });
@@ -383,6 +394,10 @@ describe('decodeHeader rejects malformed packets with the exact code', () => {
   const stereo = () => encodeValid(2);
   const mono = () => encodeValid(1);
   const silent = () => encodeValid(2, true);
+  const pcm24 = (): Uint8Array => {
+    const { bytes, view } = freshPacket();
+    return bytes.slice(0, encodePacket(bytes, view, testQuantum(), 2, 7, 1234, 0, undefined, SampleFormat.PCM24));
+  };
   /** A full packet carrying `r` previous quanta. */
   const withRedundancy = (channels: 1 | 2, r: number): Uint8Array => {
     const hist = new RedundancyHistory();
@@ -419,7 +434,12 @@ describe('decodeHeader rejects malformed packets with the exact code', () => {
     ['wrong magic 0x0', () => mutate(stereo(), (b) => (b[0] = 0x01)), Reject.BAD_MAGIC],
     ['magic and version swapped', () => mutate(stereo(), (b) => (b[0] = 0x1a)), Reject.BAD_MAGIC],
     ['all-zero header', () => new DataView(new ArrayBuffer(MAX_PACKET_BYTES)), Reject.BAD_MAGIC],
-    ['version 2', () => mutate(stereo(), (b) => (b[0] = 0xa2)), Reject.BAD_VERSION],
+    ['version 3', () => mutate(stereo(), (b) => (b[0] = 0xa3)), Reject.BAD_VERSION],
+    ['PCM24 in a version-1 packet', () => mutate(pcm24(), (b) => (b[0] = 0xa1)), Reject.BAD_FORMAT],
+    ['FLOAT32 in a version-2 packet', () => mutate(pcm24(), (b) => (b[3] = (SampleFormat.FLOAT32 << 4) | 2)), Reject.BAD_FORMAT],
+    ['PCM24 one byte short', () => resize(pcm24(), packetBytes(2, false, 0, SampleFormat.PCM24) - 1), Reject.BAD_LENGTH],
+    ['PCM24 with a PCM16 length', () => resize(pcm24(), STEREO_BYTES), Reject.BAD_LENGTH],
+    ['PCM16 with a PCM24 length', () => mutate(resized(stereo(), packetBytes(2, false, 0, SampleFormat.PCM24)), () => {}), Reject.BAD_LENGTH],
     ['version 0', () => mutate(stereo(), (b) => (b[0] = 0xa0)), Reject.BAD_VERSION],
     ['version 15', () => mutate(stereo(), (b) => (b[0] = 0xaf)), Reject.BAD_VERSION],
     ['CONTROL flag on an audio packet', () => mutate(stereo(), (b) => (b[1] = FLAG.CONTROL)), Reject.BAD_CONTROL],
@@ -428,10 +448,10 @@ describe('decodeHeader rejects malformed packets with the exact code', () => {
     ['flag bit 0x80', () => mutate(stereo(), (b) => (b[1] = 0x80)), Reject.BAD_FLAGS],
     ['SILENT plus an unknown bit', () => mutate(silent(), (b) => (b[1] = 0x03)), Reject.BAD_FLAGS],
     ['all flag bits', () => mutate(stereo(), (b) => (b[1] = 0xff)), Reject.BAD_FLAGS],
-    ['PCM24 format', () => mutate(stereo(), (b) => (b[3] = (SampleFormat.PCM24 << 4) | 2)), Reject.BAD_FORMAT],
+    ['PCM24 format in a version-1 packet', () => mutate(stereo(), (b) => (b[3] = (SampleFormat.PCM24 << 4) | 2)), Reject.BAD_FORMAT],
     ['FLOAT32 format', () => mutate(stereo(), (b) => (b[3] = (SampleFormat.FLOAT32 << 4) | 2)), Reject.BAD_FORMAT],
     ['FLOAT32 with a FLOAT32-sized payload', () => mutate(resized(stereo(), HEADER.SIZE + 128 * 2 * 4), (b) => (b[3] = 0x22)), Reject.BAD_FORMAT],
-    ['PCM24 with a PCM24-sized payload', () => mutate(resized(stereo(), HEADER.SIZE + 128 * 2 * 3), (b) => (b[3] = 0x12)), Reject.BAD_FORMAT],
+    ['PCM24 with a PCM24-sized payload in a version-1 packet', () => mutate(resized(stereo(), HEADER.SIZE + 128 * 2 * 3), (b) => (b[3] = 0x12)), Reject.BAD_FORMAT],
     ['format 15', () => mutate(stereo(), (b) => (b[3] = 0xf2)), Reject.BAD_FORMAT],
     ['0 channels', () => mutate(stereo(), (b) => (b[3] = 0x00)), Reject.BAD_CHANNELS],
     ['3 channels', () => mutate(stereo(), (b) => (b[3] = 0x03)), Reject.BAD_CHANNELS],
@@ -468,7 +488,7 @@ describe('decodeHeader rejects malformed packets with the exact code', () => {
     ['control plus redundancy bits', () => mutate(control(ControlKind.PING), (b) => (b[1] = FLAG.CONTROL | (1 << FLAG.REDUNDANCY_SHIFT))), Reject.BAD_FLAGS],
     ['12 bytes without the CONTROL flag', () => mutate(control(ControlKind.PING), (b) => (b[1] = 0)), Reject.TOO_SHORT],
     ['control with a bad magic', () => mutate(control(ControlKind.PING), (b) => (b[0] = 0xb1)), Reject.BAD_MAGIC],
-    ['control with version 2', () => mutate(control(ControlKind.PING), (b) => (b[0] = 0xa2)), Reject.BAD_VERSION],
+    ['control with version 3', () => mutate(control(ControlKind.PING), (b) => (b[0] = 0xa3)), Reject.BAD_VERSION],
     ['silent one byte long', () => resize(silent(), HEADER.SIZE + 1), Reject.BAD_LENGTH],
     ['SILENT flag with a stereo payload', () => mutate(stereo(), (b) => (b[1] = FLAG.SILENT)), Reject.BAD_LENGTH],
     ['SILENT flag with a mono payload', () => mutate(mono(), (b) => (b[1] = FLAG.SILENT)), Reject.BAD_LENGTH],
@@ -608,5 +628,112 @@ describe('wrap-safe sequence arithmetic (seq.ts)', () => {
     }
     assert.equal(slotOf(0xffffffff), JITTER_SLOTS - 1);
     assert.equal(slotOf(0), 0);
+  });
+});
+
+describe('wire format v2: PCM24', () => {
+  /** Independent reference: clamp(round(x * 2^23)) into int24. */
+  const refPcm24 = (x: number): number => Math.max(-8_388_608, Math.min(8_388_607, Math.round(x * 8_388_608))) + 0;
+  /** A quantum whose samples use all 24 bits: the low 8 bits are what PCM16 would lose. */
+  function fineQuantum(rng: () => number): Float32Array {
+    const q = new Float32Array(QUANTUM_SAMPLES);
+    for (let i = 0; i < QUANTUM_SAMPLES; i++) q[i] = randInt(rng, -8_388_608, 8_388_607) / 8_388_608;
+    q.set([1, -1, 1.5, -3, 8_388_607 / 8_388_608, -1, 1 / 8_388_608, -1 / 8_388_608, 255 / 8_388_608, -256 / 8_388_608], 0);
+    return q;
+  }
+
+  test('encode → decode is bit-exact at 24 bits, mono and stereo, clamped at full scale, little-endian', () => {
+    for (const seed of testSeeds([24])) {
+      for (const channels of [1, 2] as const) {
+        const src = fineQuantum(mulberry32(seed + channels));
+        const { bytes, view } = freshPacket();
+        const len = encodePacket(bytes, view, src, channels, 9, 0xfffffff0, 777, undefined, SampleFormat.PCM24);
+        assert.equal(len, packetBytes(channels, false, 0, SampleFormat.PCM24));
+        assert.equal(bytes[HEADER.MAGIC_VERSION], 0xa2, 'PCM24 packets are version 2');
+        assert.equal(bytes[HEADER.FORMAT_CHANNELS], (SampleFormat.PCM24 << 4) | channels);
+        const h = newHeader();
+        assert.equal(decodeHeader(packetView(bytes, len), h), Reject.OK);
+        assert.equal(h.format, SampleFormat.PCM24);
+        const dst = new Float32Array(QUANTUM_SAMPLES);
+        decodeSamples(packetView(bytes, len), h, dst, 0);
+        for (let f = 0; f < QUANTUM_FRAMES; f++) {
+          const want = channels === 2 ? [refPcm24(src[2 * f]!), refPcm24(src[2 * f + 1]!)] : [refPcm24((src[2 * f]! + src[2 * f + 1]!) * 0.5)];
+          // The bytes on the wire, read by hand: three bytes per sample, least significant first.
+          for (let c = 0; c < channels; c++) {
+            const o = HEADER.SIZE + 3 * (f * channels + c);
+            assert.equal(((bytes[o]! | (bytes[o + 1]! << 8) | (bytes[o + 2]! << 16)) << 8) >> 8, want[c], `seed ${seed}, ${channels} ch, frame ${f}`);
+          }
+          assert.equal(dst[2 * f]! * 8_388_608, want[0]);
+          assert.equal(dst[2 * f + 1]! * 8_388_608, want[channels === 2 ? 1 : 0]);
+        }
+        // Re-encoding the decoded floats gives the same bytes, and the taps' two hashes agree.
+        const again = freshPacket();
+        const len2 = encodePacket(again.bytes, again.view, dst, channels, 9, 0xfffffff0, 777, undefined, SampleFormat.PCM24);
+        assert.deepEqual(again.bytes.subarray(0, len2), bytes.subarray(0, len));
+        assert.equal(decodedHash(dst, 0, channels, false, SampleFormat.PCM24), payloadHash(bytes, len));
+        assert.notEqual(decodedHash(dst, 0, channels, false, SampleFormat.PCM16), payloadHash(bytes, len));
+      }
+    }
+    assert.deepEqual([floatToPcm24(1), floatToPcm24(-1), floatToPcm24(2), floatToPcm24(-2), floatToPcm24(1 / 8_388_608)], [8_388_607, -8_388_608, 8_388_607, -8_388_608, 1]);
+  });
+
+  test('a PCM24 quantum that is silent at 24 bits, but not at 16, is sent with samples', () => {
+    const q = new Float32Array(QUANTUM_SAMPLES);
+    q[5] = 100 / 8_388_608; // below half an LSB of PCM16
+    const { bytes, view } = freshPacket();
+    assert.equal(encodePacket(bytes, view, q, 2, 1, 1, 0, undefined, SampleFormat.PCM16), HEADER.SIZE);
+    assert.equal(encodePacket(bytes, view, q, 2, 1, 1, 0, undefined, SampleFormat.PCM24), packetBytes(2, false, 0, SampleFormat.PCM24));
+  });
+
+  test('copies: a format change breaks the run like a channel change; each copy decodes bit-exact', () => {
+    const hist = new RedundancyHistory();
+    hist.frames = 2;
+    const rng = mulberry32(8);
+    const sent: { src: Float32Array; format: SampleFormat }[] = [];
+    const send = (format: SampleFormat): { r: number; bytes: Uint8Array; len: number } => {
+      const src = fineQuantum(rng);
+      sent.push({ src, format });
+      const { bytes, view } = freshPacket();
+      const len = encodePacket(bytes, view, src, 2, 1, sent.length, 0, hist, format);
+      return { r: (bytes[HEADER.FLAGS]! & FLAG.REDUNDANCY_MASK) >> FLAG.REDUNDANCY_SHIFT, bytes, len };
+    };
+    const P16 = SampleFormat.PCM16;
+    const P24 = SampleFormat.PCM24;
+    const rs = [send(P16), send(P16), send(P24), send(P24), send(P24), send(P16)].map((p) => p.r);
+    assert.deepEqual(rs, [0, 1, 0, 1, 2, 0]);
+    const last24 = send(P24);
+    assert.equal(last24.r, 0);
+    const p = send(P24);
+    assert.equal(p.len, packetBytes(2, false, 1, P24));
+    const h = newHeader();
+    assert.equal(decodeHeader(packetView(p.bytes, p.len), h), Reject.OK);
+    const dst = new Float32Array(QUANTUM_SAMPLES);
+    decodeSamples(packetView(p.bytes, p.len), h, dst, 0, 1);
+    const prev = sent[sent.length - 2]!.src;
+    for (let i = 0; i < QUANTUM_SAMPLES; i++) assert.equal(dst[i]! * 8_388_608, refPcm24(prev[i]!));
+  });
+
+  test('the sender\'s StreamEncoder: copies per peer, and a skipped quantum empties its history', () => {
+    const enc = new StreamEncoder(SampleFormat.PCM24);
+    enc.history.frames = 2;
+    const rng = mulberry32(3);
+    const flagsR = (b: Uint8Array): number => (b[HEADER.FLAGS]! & FLAG.REDUNDANCY_MASK) >> FLAG.REDUNDANCY_SHIFT;
+    for (let i = 0; i < 3; i++) enc.encode(fineQuantum(rng), 2, 5, 100 + i, 0);
+    assert.equal(enc.copies, 2);
+    assert.equal(enc.withCopies(3).length, packetBytes(2, false, 2, SampleFormat.PCM24));
+    const one = enc.withCopies(1);
+    assert.equal(one.length, packetBytes(2, false, 1, SampleFormat.PCM24));
+    assert.equal(flagsR(one), 1);
+    const h = newHeader();
+    assert.equal(decodeHeader(new DataView(one.buffer, 0, one.length), h), Reject.OK);
+    enc.restore();
+    assert.equal(flagsR(enc.packet), 2);
+    // A quantum not encoded in this format (the sender switched to 16 bits for a while): the next
+    // packet carries no copy, since the quanta held are not the previous ones.
+    enc.skip();
+    enc.encode(fineQuantum(rng), 2, 5, 104, 0);
+    assert.equal(enc.copies, 0);
+    enc.encode(fineQuantum(rng), 2, 5, 105, 0);
+    assert.equal(enc.copies, 1);
   });
 });
