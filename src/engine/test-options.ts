@@ -1,4 +1,4 @@
-// Test switches read from the page URL (`?test=tap&dropEvery=10&delayMs=30&jitterMs=10&captureRatio=1.001`),
+// Test switches read from the page URL (`?test=tap&dropEvery=10&delayMs=30&jitterMs=10&captureRatio=1.001&wire=1`),
 // passed to the network worker at start. Only the browser tests set them; the UI never does.
 // Called only behind `__TUTTI_TEST__`, so it exists in the test build (dist-test/) alone.
 
@@ -21,5 +21,6 @@ export function testOptionsFromUrl(params: URLSearchParams): TestOptions | null 
   if (delayMs !== undefined) t.delayMs = delayMs;
   if (jitterMs !== undefined) t.jitterMs = jitterMs;
   if (captureRatio !== undefined) t.captureRatio = captureRatio;
+  if (params.get('wire') === '1') t.wireV1 = true;
   return Object.keys(t).length ? t : null;
 }

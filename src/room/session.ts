@@ -96,7 +96,7 @@ export class Session extends EventTarget {
       const self: MemberState = {
         v: 1, name: identity.name.slice(0, 40), role: identity.role, instrument: identity.instrument.trim().slice(0, 40), muted: choices.muted,
         format: choices.channels === 1 ? 'mono' : 'stereo', kind: remote ? 'remote' : 'participant',
-        ...(remote ? { controls: identity.remoteOf! } : { audio: {}, mix: mixState(choices), bits: choices.bits, wire: WIRE_VERSION }),
+        ...(remote ? { controls: identity.remoteOf! } : { audio: {}, mix: mixState(choices), bits: choices.bits, ...(__TUTTI_TEST__ && test?.wireV1 ? {} : { wire: WIRE_VERSION }) }),
       };
       room.setSelf(self);
       // The choices carried over from the last room (or the join form): mute, channels, resolution.

@@ -18,6 +18,11 @@ export interface TestOptions {
   jitterMs?: number;
   /** Resample the capture by this ratio before sending (e.g. 1.001 = a clock 1000 ppm fast). */
   captureRatio?: number;
+  /**
+   * Act as an app from before PCM24: publish no `wire` version in the member state, and reject
+   * every version-2 packet as a v1 decoder does (`bad-version`).
+   */
+  wireV1?: boolean;
 }
 
 export interface InitMessage {

@@ -105,10 +105,10 @@ function rows(s: PeerStats, kbpsOut: number | undefined): [string, string][] {
     ['RTT', s.rttMs === null ? '–' : ms(s.rttMs)],
     ['IFDV', s.ifdvMs ? `p50 ${s.ifdvMs.p50.toFixed(2)} · p95 ${s.ifdvMs.p95.toFixed(2)} · max ${s.ifdvMs.max.toFixed(2)} ms` : '–'],
     ['Added latency', s.latencyMs ? `p50 ${ms(s.latencyMs.p50)} · p99 ${ms(s.latencyMs.p99)}` : '–'],
-    ['Bitrate in', `${s.kbpsIn.toFixed(0)} kbit/s`],
+    ['Bitrate in', `${s.kbpsIn.toFixed(0)} kbit/s${s.bits === null ? '' : ` · ${s.bits}-bit`}`],
     ['Bitrate out', kbpsOut === undefined ? '–' : `${kbpsOut.toFixed(0)} kbit/s`],
     ['Send backlog', `${s.bufferedAmount} B`],
-    ['Sending', `${s.sendMono ? 'mono mixdown' : 'full'}, ${s.sendRedundancy} redundant frame${s.sendRedundancy === 1 ? '' : 's'}${s.sendDropped ? ` · ${s.sendDropped} frames dropped (link congested)` : ''}`],
+    ['Sending', `${s.sendMono ? 'mono mixdown' : 'full'}, ${s.sendBits}-bit, ${s.sendRedundancy} redundant frame${s.sendRedundancy === 1 ? '' : 's'}${s.sendDropped ? ` · ${s.sendDropped} frames dropped (link congested)` : ''}`],
     ['Clock drift', `${s.driftPpm === null ? `measuring (${s.driftSeconds} of 60 s)` : `${s.driftPpm.toFixed(0)} ppm over ${s.driftSeconds} s`} (rate ${s.rate.toFixed(5)})`],
   ];
 }

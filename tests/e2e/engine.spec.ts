@@ -15,17 +15,19 @@ import { readPcm, workerGlobals } from '../support/taps.ts';
 import { matchWav, readWavPcm } from '../support/wav-match.ts';
 import { udpReceiveDrops } from '../support/kernel-drops.ts';
 import { tonePower, writeToneWav, zeroCrossingHz } from '../support/wav.ts';
+import { floatToPcm16 } from '../../src/shared/wire.ts';
 
 const tmp = join(import.meta.dirname, '..', '.tmp');
 
 let server: RunningServer;
-const wav = { a: '', b: '', c: '' };
+const wav = { a: '', b: '', c: '', a24: '' };
 
 test.beforeAll(async () => {
   mkdirSync(tmp, { recursive: true });
   wav.a = writeToneWav(join(tmp, 'peer-a.wav'), { leftHz: 440, rightHz: 660, seconds: 5 });
   wav.b = writeToneWav(join(tmp, 'peer-b.wav'), { leftHz: 1000, rightHz: 1250, seconds: 5 });
   wav.c = writeToneWav(join(tmp, 'peer-c.wav'), { leftHz: 2000, rightHz: 2000, seconds: 5 });
+  wav.a24 = writeToneWav(join(tmp, 'peer-a24.wav'), { leftHz: 440, rightHz: 660, seconds: 5, bits: 24 });
   // Both builds, one hub: the first tests read taps (test build, server.url); the last sends from
   // the production build (server.urls.production) into a test-build receiver.
   server = await startServer({ build: ['test', 'production'] });
@@ -218,6 +220,86 @@ test('a third peer (sending mono) is mixed in, bit-exact; a peer that leaves fre
     expect(after.slotStates.filter((x) => x !== 0).length).toBe(1); // only Bob's slot is not FREE
     await expect(a.page.locator('tutti-peer-strip')).toHaveCount(1);
     await waitForPeers(a.page, 1);
+  } finally {
+    await Promise.all(peers.map((p) => p.close()));
+  }
+});
+
+test('24-bit: switched on live, a sender\'s stream is its 24-bit input verbatim at the receiver (low bits included) while the other side sends 16-bit; a peer with an app from before 24-bit gets 16-bit', async () => {
+  const peers: PeerBrowser[] = [];
+  try {
+    const a = await launchPeer({ wav: wav.a });
+    const b = await launchPeer({ wav: wav.b });
+    const c = await launchPeer({ wav: wav.c });
+    peers.push(a, b, c);
+    // A's microphone is a 24-bit WAV exactly, whose low 8 bits carry signal: a 16-bit hop anywhere
+    // on the way would change nearly every sample.
+    await feedExactInput(a.page, wav.a24);
+    await joinRoom(a.page, server.url, 'duo24', 'Alice');
+    await joinRoom(b.page, server.url, 'duo24', 'Bob');
+    await waitForPeers(a.page, 1);
+    await waitForPeers(b.page, 1);
+    await expect.poll(async () => (await onlyPeer(b.page)).bits, { timeout: 10_000 }).toBe(16);
+
+    // The player chooses 24-bit in the room, without rejoining; B's worker sees 24-bit packets.
+    await expect(a.page.getByLabel('Resolution')).toContainText('24-bit · 4650 kbit/s per peer');
+    await a.page.getByLabel('Resolution').selectOption('24');
+    await expect.poll(async () => (await onlyPeer(b.page)).bits, { timeout: 10_000 }).toBe(24);
+    await expect.poll(async () => (await onlyPeer(a.page)).sendBits, { timeout: 10_000 }).toBe(24);
+    const before = [await onlyPeer(a.page), await onlyPeer(b.page)];
+    await a.page.waitForTimeout(6500); // the tap keeps the last 6 s of decoded PCM: all of it 24-bit
+    const after = [await onlyPeer(a.page), await onlyPeer(b.page)];
+
+    const pcm = await readPcm(b.page);
+    const logs = Object.values(pcm.received);
+    expect(logs.length).toBe(1);
+    const m = matchWav(readWavPcm(wav.a24), logs[0]!);
+    console.log(`A→B (24-bit) against peer-a24.wav: ${JSON.stringify(m)}; B receives ${after[1]!.kbpsIn} kbit/s from A, A ${after[0]!.kbpsIn} kbit/s from B`);
+    expect(m.quanta).toBeGreaterThan(FRAMES_PER_SECOND * 5);
+    expect(m.gaps + m.repeats + m.silent).toBe(0);
+    expect(m.verbatim, `every quantum is the 24-bit WAV, sample for sample: ${m.misses.join('; ')}`).toBe(m.quanta);
+    // The bytes on the wire: 1550-byte packets (two PCM24 stereo quanta) at 375/s, against 1038 for PCM16.
+    expect(after[1]!.kbpsIn).toBeGreaterThan(4400);
+    expect(after[0]!.kbpsIn).toBeLessThan(3300);
+    expect(after[0]!.bits, 'B still sends 16-bit').toBe(16);
+
+    // Both directions bit-exact by the taps' hashes, over the whole session (16-bit before the switch).
+    const tapA = await readTap(a.page);
+    const tapB = await readTap(b.page);
+    const aToB = compareTaps(tapA, tapB.received[Object.keys(tapB.received)[0]!]!);
+    const bToA = compareTaps(tapB, tapA.received[Object.keys(tapA.received)[0]!]!);
+    console.log(`bit-exact: A→B ${aToB.compared} compared, ${aToB.mismatched} differ; B→A ${bToA.compared} compared, ${bToA.mismatched} differ`);
+    for (const r of [aToB, bToA]) {
+      expect(r.compared).toBeGreaterThan(FRAMES_PER_SECOND * 6);
+      expect(r.mismatched).toBe(0);
+    }
+    for (let i = 0; i < 2; i++) {
+      const d = delta(before[i]!, after[i]!);
+      expect(d.rejected + d.late).toBe(0);
+    }
+
+    // Carol's app predates 24-bit (test switch: she publishes no wire version and her decoder
+    // rejects version-2 packets). Alice sends her PCM16, Bob still PCM24; nothing is rejected.
+    await joinRoom(c.page, server.url, 'duo24', 'Carol', { query: 'test=tap&wire=1' });
+    await waitForPeers(c.page, 2);
+    await waitForPeers(a.page, 2);
+    await c.page.waitForTimeout(6500);
+    const aStats = (await stats(a.page))!.peers;
+    const cStats = (await stats(c.page))!.peers;
+    const bStats = (await stats(b.page))!.peers;
+    const aId = Object.keys(tapB.received)[0]!; // Alice's mesh id, as Bob knows her
+    const cFromA = cStats.find((p) => p.peerId === aId)!;
+    console.log(`Alice sends: ${aStats.map((p) => `${p.peerId.slice(0, 6)} ${p.sendBits}-bit`).join(', ')}; Carol receives from Alice ${cFromA.bits}-bit, rejected ${cStats.map((p) => p.rejected).join(', ')}; Bob from Alice ${bStats.find((p) => p.peerId === aId)!.bits}-bit`);
+    expect(aStats.map((p) => p.sendBits).sort()).toEqual([16, 24]);
+    expect(cFromA.bits).toBe(16);
+    expect(cStats.every((p) => p.rejected === 0)).toBe(true);
+    expect(bStats.find((p) => p.peerId === aId)!.bits).toBe(24);
+    // What Carol hears of Alice is Alice's 24-bit input rounded to 16 bits, sample for sample.
+    const input16 = readWavPcm(wav.a24).map((x) => floatToPcm16(x / 8_388_608) * 256);
+    const mc = matchWav(input16, (await readPcm(c.page)).received[aId]!);
+    console.log(`A→C (16-bit) against peer-a24.wav at 16 bits: ${JSON.stringify(mc)}`);
+    expect(mc.quanta).toBeGreaterThan(FRAMES_PER_SECOND * 5);
+    expect(mc.verbatim + mc.silent).toBe(mc.quanta);
   } finally {
     await Promise.all(peers.map((p) => p.close()));
   }

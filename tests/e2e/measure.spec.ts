@@ -68,7 +68,7 @@ test('two browsers: stats panel with quality label and sparklines, peer round tr
   for (const k of ['Late', 'Lost', 'Duplicates', 'Rejected']) await expect(stat(k)).toHaveText(/^\d+ \(\d+\.\d\d %\)/);
   await expect(stat('RTT')).toHaveText(/^\d+\.\d ms$/);
   await expect(stat('IFDV')).toHaveText(/p50 \d+\.\d\d · p95 \d+\.\d\d · max \d+\.\d\d ms/, { timeout: 10_000 });
-  await expect(stat('Bitrate in')).toHaveText(/^[1-9]\d* kbit\/s$/);
+  await expect(stat('Bitrate in')).toHaveText(/^[1-9]\d* kbit\/s · 16-bit$/);
   await expect(stat('Bitrate out')).toHaveText(/^[1-9]\d* kbit\/s$/);
   await expect(stat('Send backlog')).toHaveText(/^\d+ B$/);
   await expect(stat('Concealed')).toHaveText(/^\d+ quanta$/);
