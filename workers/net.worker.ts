@@ -60,7 +60,7 @@ class NetWorker {
     const tap = __TUTTI_TEST__ && test.tap ? new Tap(streamId) : null;
     if (__TUTTI_TEST__ && tap) self.__tuttiTap = tap;
     this.sender = new Sender(this.cap, init.channels, init.redundancy, streamId, test, tap, (reason) => post({ type: 'capture-ended', reason }), () => post({ type: 'capture-switched' }));
-    this.receiver = new Receiver(this.play, streamId, post, tap, this.speaker, __TUTTI_TEST__ && test.wireV1 === true);
+    this.receiver = new Receiver(this.play, streamId, post, tap, this.speaker, test);
     this.timers = [
       setInterval(() => this.postStats(), STATS_INTERVAL_MS),
       setInterval(() => this.steer(), CONTROL_INTERVAL_MS),

@@ -8,7 +8,7 @@
 import { JITTER_SLOTS, LOOPBACK_MARKER, QUANTUM_FRAMES, QUANTUM_MS } from '../src/shared/constants.ts';
 import { PLAY_I32, slotOf, type PlaybackViews } from '../src/shared/memory-layout.ts';
 import { ControlKind, FLAG, HEADER, MAGIC_VERSION_BYTE, Reject, SampleFormat, decodeHeader, encodeControl, quantise, readSample, newHeader, BYTES_PER_SAMPLE, type PacketHeader } from '../src/shared/wire.ts';
-import type { FromWorker } from '../src/shared/worker-protocol.ts';
+import type { FromWorker, TestOptions } from '../src/shared/worker-protocol.ts';
 import type { ArrivalTrace } from './arrival-stats.ts';
 import { Arrival } from './jitter-writer.ts';
 import { nowUs, type RemotePeer } from './remote-peer.ts';
@@ -36,8 +36,8 @@ export class Receiver {
     private readonly tap: Tap | null,
     /** When our playback reaches the speaker (the page's output-clock readings); without readings no one-way figure is taken. */
     private readonly speaker: SpeakerTime = new SpeakerTime(),
-    /** Test build only: decode as an app from before PCM24 (TestOptions.wireV1). */
-    private readonly wireV1 = false,
+    /** Test build only (see net.worker.ts): empty in production. */
+    private readonly test: TestOptions = {},
   ) {}
 
   /** One message from `peer`'s channel (channel.onmessage). Never throws. */
@@ -57,7 +57,7 @@ export class Receiver {
         this.reject(peer, why);
         return;
       }
-      if (__TUTTI_TEST__ && this.wireV1 && view.getUint8(HEADER.MAGIC_VERSION) !== MAGIC_VERSION_BYTE) {
+      if (__TUTTI_TEST__ && this.test.wireV1 && view.getUint8(HEADER.MAGIC_VERSION) !== MAGIC_VERSION_BYTE) {
         this.reject(peer, Reject.BAD_VERSION); // test switch: a decoder from before PCM24
         return;
       }

@@ -18,9 +18,9 @@ import { matchWav, readWavPcm } from '../support/wav-match.ts';
 import { writeToneWav } from '../support/wav.ts';
 
 /** The names the before-stop hook greps dist/assets/*.js for: the switches and the worker's debug globals. */
-const TEST_ONLY = /dropEvery|captureRatio|__tuttiTap|__tuttiWorker/;
+const TEST_ONLY = /dropEvery|captureRatio|wireV1|__tuttiTap|__tuttiWorker/;
 /** The link of the issue, plus the tap and a jitter: every switch the test build knows. */
-const HOSTILE_QUERY = 'test=tap&dropEvery=2&delayMs=900&jitterMs=50&captureRatio=1.01';
+const HOSTILE_QUERY = 'test=tap&dropEvery=2&delayMs=900&jitterMs=50&captureRatio=1.01&wire=1';
 
 function bundles(build: 'production' | 'test'): { name: string; js: string }[] {
   const dir = join(BUILD_ROOT[build], 'assets');
