@@ -7,7 +7,7 @@
 /// <reference lib="webworker" />
 import type { InputChannels } from '../src/shared/input-channels.ts';
 import { DEFAULT_DEPTH, MAX_PEERS, QUANTUM_FRAMES, clampDepth } from '../src/shared/constants.ts';
-import { CAP_I32, CaptureViews, PEER_I32, PLAY_F32, PlaybackViews } from '../src/shared/memory-layout.ts';
+import { CAP_I32, CaptureViews, PEER_I32, PLAY_F32, PlaybackViews, type RecordMemory } from '../src/shared/memory-layout.ts';
 import { ControlKind, type SendBits } from '../src/shared/wire.ts';
 import type { FromWorker, InitMessage, PeerClosedReason, PeerStats, TestOptions, ToWorker } from '../src/shared/worker-protocol.ts';
 import { ArrivalTrace } from './arrival-stats.ts';
@@ -70,6 +70,9 @@ class NetWorker {
 
   setCaptureSource(readable: ReadableStream<AudioData>): void {
     this.sender.setCaptureSource(readable);
+  }
+  setRecordInput(memory: RecordMemory | null): void {
+    this.sender.setRecordInput(memory);
   }
   setInputChannels(channels: InputChannels): void {
     this.sender.setInputChannels(channels);
@@ -311,6 +314,9 @@ self.onmessage = (ev: MessageEvent<ToWorker>) => {
       break;
     case 'set-input-channels':
       worker!.setInputChannels(msg.channels);
+      break;
+    case 'record-input':
+      worker!.setRecordInput(msg.memory);
       break;
     case 'output-clock':
       worker!.outputClock(msg.contextTime, msg.wallMs);

@@ -7,7 +7,7 @@
 
 import type { InputChannels } from '../src/shared/input-channels.ts';
 import { LOOPBACK_MARKER, MAX_REDUNDANCY, METER_DECAY_PER_QUANTUM, QUANTUM_MS, QUANTUM_SAMPLES } from '../src/shared/constants.ts';
-import { CAP_F32, CAP_I32, type CaptureViews } from '../src/shared/memory-layout.ts';
+import { CAP_F32, CAP_I32, REC_F64, REC_I32, RecordViews, type CaptureViews, type RecordMemory } from '../src/shared/memory-layout.ts';
 import { seqAdd } from '../src/shared/seq.ts';
 import { SampleFormat, VERSION_PCM24, encodePacket, formatOfBits, packetBytes, type SendBits } from '../src/shared/wire.ts';
 import type { TestOptions } from '../src/shared/worker-protocol.ts';
@@ -43,6 +43,9 @@ export class Sender {
   private readonly clockSkew: TestClockSkew | null;
   /** The microphone read straight from its track (the normal path); the capture ring is the fallback. */
   private readonly track: TrackCapture;
+  /** The record ring of the take being recorded (our input, dry), or null. */
+  private record: RecordViews | null = null;
+  private recordStarted = false;
   private inputPeak = 0;
   private muted = false;
   private seq = (Math.random() * 2 ** 32) >>> 0;
@@ -85,6 +88,12 @@ export class Sender {
 
     setCaptureSource(readable: ReadableStream<AudioData>): void {
     this.track.start(readable);
+  }
+
+  /** Start (a take's record memory) or stop (null) pushing our dry input into a record ring. */
+  setRecordInput(memory: RecordMemory | null): void {
+    this.record = memory ? new RecordViews(memory) : null;
+    this.recordStarted = false;
   }
 
   setRedundancy(frames: number): void {
@@ -148,6 +157,17 @@ export class Sender {
    */
   private sendCaptured(captureUs: number): void {
     const frame = this.frame;
+    const rec = this.record;
+    if (rec) {
+      // Recording: the input as captured (before the gain) to the recorder worker's ring.
+      if (!this.recordStarted) {
+        rec.f64[REC_F64.FIRST_CAPTURE_MS] = captureUs / 1000;
+        Atomics.store(rec.i32, REC_I32.STARTED, 1);
+        this.recordStarted = true;
+      }
+      if (rec.ring.available_write() >= QUANTUM_SAMPLES) rec.ring.push(frame, QUANTUM_SAMPLES);
+      else Atomics.add(rec.i32, REC_I32.OVERFLOWS, 1);
+    }
     const gain = this.cap.f32[CAP_F32.INPUT_GAIN]!;
     let peak = 0;
     for (let i = 0; i < frame.length; i++) {

@@ -3,6 +3,7 @@
 
 import type { InputChannels } from '../shared/input-channels.ts';
 import type { SendBits } from '../shared/wire.ts';
+import type { RecordMemory } from '../shared/memory-layout.ts';
 import type { FromWorker, InitMessage, PeerClosedReason, StatsMessage, ToWorker, TraceMessage } from '../shared/worker-protocol.ts';
 
 type Handlers = {
@@ -97,6 +98,10 @@ export class NetBridge {
   /** Hand the microphone's MediaStreamTrackProcessor stream to the worker (transferred). */
   setCaptureSource(readable: ReadableStream<AudioData>): void {
     this.worker.postMessage({ type: 'capture-source', readable } satisfies ToWorker, [readable as unknown as Transferable]);
+  }
+  /** Push our dry input into a take's record ring (the recorder worker drains it), or stop (null). */
+  recordInput(memory: RecordMemory | null): void {
+    this.post({ type: 'record-input', memory });
   }
   /** Which input channels become our capture's left and right (the track capture path). */
   setInputChannels(channels: InputChannels): void {

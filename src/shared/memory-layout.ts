@@ -68,6 +68,56 @@ export class CaptureViews {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Recording: net --(ringbuf.js SPSC ring of stereo float quanta)--> recorder worker
+// ---------------------------------------------------------------------------------------------
+// Made by the page for one take and handed to both workers; the network worker pushes each
+// captured quantum (dry: before the input gain), the recorder worker drains it every 50 ms into
+// the take's file. Nothing is posted per quantum.
+
+/** Quanta the record ring holds: 2 s, so a recorder stalled by a slow disk loses nothing for that long. */
+export const RECORD_RING_QUANTA = 750;
+
+/** Int32 fields of the record control block. */
+export const REC_I32 = {
+  /** W net (Atomics.add +1 per quantum it could not push: ring full), R recorder (writes that many quanta of silence, a gap in the take's sidecar). */
+  OVERFLOWS: 0,
+  /** W net (Atomics.store 1 after writing REC_F64.FIRST_CAPTURE_MS, before the first push), R recorder (Atomics.load; then FIRST_CAPTURE_MS is valid). */
+  STARTED: 1,
+  SIZE: 2,
+} as const;
+
+/** Float64 fields of the record control block (after the Int32 block, 8-byte aligned). */
+export const REC_F64 = {
+  /** W net (before the Atomics.store of STARTED = 1): the first pushed quantum's capture time, wall-clock ms. R recorder, after it reads STARTED = 1. */
+  FIRST_CAPTURE_MS: 0,
+  SIZE: 1,
+} as const;
+
+export interface RecordMemory {
+  /** Backing store of the ringbuf.js ring; pass to `new RingBuffer(ring, Float32Array)`. */
+  ring: SharedArrayBuffer;
+  control: SharedArrayBuffer;
+}
+
+export function createRecordMemory(): RecordMemory {
+  return {
+    ring: RingBuffer.getStorageForCapacity(RECORD_RING_QUANTA * QUANTUM_SAMPLES, Float32Array),
+    control: new SharedArrayBuffer(REC_I32.SIZE * 4 + REC_F64.SIZE * 8),
+  };
+}
+
+export class RecordViews {
+  readonly ring: RingBuffer;
+  readonly i32: Int32Array;
+  readonly f64: Float64Array;
+  constructor(mem: RecordMemory) {
+    this.ring = new RingBuffer(mem.ring, Float32Array);
+    this.i32 = new Int32Array(mem.control, 0, REC_I32.SIZE);
+    this.f64 = new Float64Array(mem.control, REC_I32.SIZE * 4, REC_F64.SIZE);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 // Playback: net --(per-peer de-jitter rings indexed by sequence)--> play
 // ---------------------------------------------------------------------------------------------
 // A FIFO is the wrong shape here: frames arrive reordered, late or twice, and playout must pick

@@ -3,7 +3,7 @@
 // worker owns. Control messages only; stats once per second (1 Hz), never per frame.
 
 import type { InputChannels } from './input-channels.ts';
-import type { CaptureMemory } from './memory-layout.ts';
+import type { CaptureMemory, RecordMemory } from './memory-layout.ts';
 import type { SendBits } from './wire.ts';
 
 /** Test-only switches; never set by the UI. */
@@ -90,6 +90,11 @@ export interface SetSendMessage {
   /** Sample resolution: PCM16 (the default) or PCM24 (to peers that decode it; PCM16 to the others). */
   bits: SendBits;
 }
+/** Push every captured quantum, dry (before the input gain), into this record ring for the recorder worker; null stops. */
+export interface RecordInputMessage {
+  type: 'record-input';
+  memory: RecordMemory | null;
+}
 export interface SetMasterGainMessage {
   type: 'set-master-gain';
   gain: number;
@@ -132,6 +137,7 @@ export type ToWorker =
   | SetTraceMessage
   | GetTraceMessage
   | SetSendMessage
+  | RecordInputMessage
   | SetMasterGainMessage
   | CaptureSourceMessage
   | SetInputChannelsMessage

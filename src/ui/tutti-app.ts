@@ -14,6 +14,8 @@ import { shellStyles } from './tutti-app-styles.ts';
 import './tutti-join.ts';
 import './tutti-room.ts';
 import './tutti-remote-view.ts';
+import './tutti-recorder.ts';
+import { RecorderBridge } from '../engine/recorder-bridge.ts';
 
 const params = new URLSearchParams(location.search);
 const link = parseRoomLink(location.hash);
@@ -29,6 +31,8 @@ export class TuttiApp extends LitElement {
   @state() private password = link?.password ?? '';
   @state() private remoteOf: number | undefined = link?.remote;
   private readonly choices = new AudioChoices();
+  /** Takes on this device, and the one being recorded (one recorder worker per page). */
+  private recorder: RecorderBridge | undefined;
   /** The current session; exposed read-only for tests (e.g. to take the room offline). */
   session: Session | null = null;
 
@@ -40,6 +44,8 @@ export class TuttiApp extends LitElement {
   override connectedCallback(): void {
     super.connectedCallback();
     addEventListener('pagehide', this.onPageHide);
+    // Made at start so that takes a crash cut off are repaired and listed before anyone joins.
+    this.recorder ??= new RecorderBridge();
   }
 
   override disconnectedCallback(): void {
@@ -87,6 +93,7 @@ export class TuttiApp extends LitElement {
     this.password = '';
     if (!s) return;
     s.removeEventListener('error', this.onError);
+    await this.recorder?.stop(); // a take ends with the room it recorded
     await s.leave();
   }
 
@@ -97,10 +104,11 @@ export class TuttiApp extends LitElement {
       ${this.error ? html`<p class="error" role="alert" data-testid="error">${this.error}</p>` : nothing}
       ${this.phase === 'room' && s
         ? s.engine
-          ? html`<tutti-room .session=${s} @leave-room=${() => this.leave()} @retry-password=${() => this.leave()}></tutti-room>`
+          ? html`<tutti-room .session=${s} .recorder=${this.recorder} @leave-room=${() => this.leave()} @retry-password=${() => this.leave()}></tutti-room>`
           : html`<tutti-remote-view .session=${s} @leave-room=${() => this.leave()} @retry-password=${() => this.leave()}></tutti-remote-view>`
         : html`<tutti-join .room=${this.room} .password=${this.password} .remoteOf=${this.remoteOf} .choices=${this.choices}
-            ?busy=${this.phase === 'joining'} @join-room=${this.join}></tutti-join>`}
+            ?busy=${this.phase === 'joining'} @join-room=${this.join}></tutti-join>
+            <tutti-recorder .recorder=${this.recorder}></tutti-recorder>`}
     `;
   }
 }

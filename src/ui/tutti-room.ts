@@ -22,6 +22,8 @@ import './tutti-setlist.ts';
 import './tutti-share.ts';
 import './tutti-measure-tools.ts';
 import './tutti-devices.ts';
+import './tutti-recorder.ts';
+import type { RecorderBridge } from '../engine/recorder-bridge.ts';
 
 /**
  * @fires leave-room - the user leaves the room.
@@ -32,6 +34,8 @@ export class TuttiRoom extends LitElement {
   static override styles = viewStyles;
 
   @property({ attribute: false }) session: Session | undefined;
+  /** The page's recorder (takes of our input). */
+  @property({ attribute: false }) recorder: RecorderBridge | undefined;
   @state() private pairing = false;
   /** The server keeps an open-rooms list (the listing setting is offered only then). */
   @state() private listingOffered = false;
@@ -174,6 +178,7 @@ export class TuttiRoom extends LitElement {
             </label>
           </div>
           <tutti-devices .devices=${s.devices}></tutti-devices>
+          <tutti-recorder .recorder=${this.recorder} .net=${engine?.net} .takeTitle=${s.identity.room}></tutti-recorder>
           <label>Mix output
             ${levels().clipped > 0 ? html`<span class="clip" title="The mix exceeded full scale and was clipped; turn the output or a peer down.">CLIP (${levels().clipped} samples)</span>` : nothing}
             <tutti-meter .read=${() => levels().master} label="Mix output level"></tutti-meter></label>

@@ -29,22 +29,27 @@ export async function feedExactInput(page: Page, wavPath: string): Promise<void>
         bytesPerSample === 3 ? ((view.getInt8(44 + 3 * i + 2) << 16) | view.getUint16(44 + 3 * i, true)) / 8_388_608 : view.getInt16(44 + 2 * i, true) / 32768;
       const devices = navigator.mediaDevices;
       const deviceMedia = devices.getUserMedia.bind(devices);
+      let source: AudioBufferSourceNode | null = null;
       devices.getUserMedia = async (constraints?: MediaStreamConstraints): Promise<MediaStream> => {
         if (!constraints?.audio || constraints.video) return deviceMedia(constraints);
-        // A context of its own per call (the page may ask again, e.g. on a device change); the
-        // browsers run with --autoplay-policy=no-user-gesture-required, so it starts running.
-        const context = new AudioContext({ sampleRate });
-        const buffer = new AudioBuffer({ numberOfChannels: 2, length: frames, sampleRate });
-        const l = buffer.getChannelData(0);
-        const r = buffer.getChannelData(1);
-        for (let i = 0; i < frames; i++) {
-          l[i] = sample(2 * i);
-          r[i] = sample(2 * i + 1);
+        // One running source for the page's life, as a real microphone keeps running: a second
+        // call (the page reopening the microphone, e.g. on a device change) gets a new track of
+        // the same source, so the input continues where it was instead of starting the file over.
+        // The browsers run with --autoplay-policy=no-user-gesture-required, so it starts running.
+        if (!source) {
+          const context = new AudioContext({ sampleRate });
+          const buffer = new AudioBuffer({ numberOfChannels: 2, length: frames, sampleRate });
+          const l = buffer.getChannelData(0);
+          const r = buffer.getChannelData(1);
+          for (let i = 0; i < frames; i++) {
+            l[i] = sample(2 * i);
+            r[i] = sample(2 * i + 1);
+          }
+          source = new AudioBufferSourceNode(context, { buffer, loop: true });
+          source.start();
         }
-        const source = new AudioBufferSourceNode(context, { buffer, loop: true });
-        const destination = new MediaStreamAudioDestinationNode(context, { channelCount: 2, channelCountMode: 'explicit' });
+        const destination = new MediaStreamAudioDestinationNode(source.context as AudioContext, { channelCount: 2, channelCountMode: 'explicit' });
         source.connect(destination);
-        source.start();
         return destination.stream;
       };
     },

@@ -146,3 +146,71 @@ function describeMiss(seq: number, sample: (k: number) => number, at: (f: number
   for (let k = 0; k < QUANTUM_SAMPLES; k++) if (sample(k) !== at(frame, k)) return `seq ${seq}: sample ${k} is ${sample(k)}, WAV frame ${frame} has ${at(frame, k)}`;
   return `seq ${seq}: equal at ${frame}`;
 }
+
+export interface RecordingMatch {
+  /** Stereo frames in the recording. */
+  frames: number;
+  /** All-zero frames before the first sound (the input before the microphone delivered). */
+  leadingSilence: number;
+  /** Frames after that equal, both samples, to the frame of the (looped) WAV they continue. */
+  verbatim: number;
+  /** Places where the recording does not continue the WAV from the frame before (the first sound counts as one). */
+  jumps: number;
+  /** Up to 5 jumps: the recording's frame, the WAV frame it continued from and the one it jumped to (for the log). */
+  jumpsAt: string[];
+  /** Up to 5 frames that are found nowhere in the WAV (for the log). */
+  misses: string[];
+}
+
+/**
+ * A recording (interleaved stereo, 24-bit scale) against the WAV it was fed: after its leading
+ * silence, frame by frame, each must be the WAV's next frame; where one is not, it is looked up
+ * anew (a jump: the input glitched or lost frames). A resampled or re-quantised recording is
+ * verbatim almost nowhere.
+ */
+export function matchRecording(wav: Int32Array, rec: Int32Array): RecordingMatch {
+  const frames = wav.length / 2;
+  const n = rec.length / 2;
+  let lead = 0;
+  while (lead < n && rec[2 * lead] === 0 && rec[2 * lead + 1] === 0) lead++;
+  // Index WAV frames by their first 4 frames (8 samples) to find where a run starts.
+  const key = (a: ArrayLike<number>, f: number, len: number): string => {
+    let s = '';
+    for (let k = 0; k < 8; k++) s += `${a[(2 * f + k) % len]},`;
+    return s;
+  };
+  const index = new Map<string, number>();
+  for (let f = frames - 1; f >= 0; f--) index.set(key(wav, f, wav.length), f);
+  const r: RecordingMatch = { frames: n, leadingSilence: lead, verbatim: 0, jumps: 0, jumpsAt: [], misses: [] };
+  let at: number | null = null;
+  for (let f = lead; f < n; f++) {
+    const equal = (w: number): boolean => rec[2 * f] === wav[2 * w] && rec[2 * f + 1] === wav[2 * w + 1];
+    if (at !== null && equal(at)) {
+      r.verbatim++;
+      at = (at + 1) % frames;
+      continue;
+    }
+    const found = f + 4 <= n ? index.get(key(rec, f, rec.length)) : undefined;
+    if (found !== undefined && equal(found)) {
+      r.jumps++;
+      if (r.jumpsAt.length < 5) r.jumpsAt.push(`frame ${f}: WAV ${at ?? '–'} → ${found}`);
+      r.verbatim++;
+      at = (found + 1) % frames;
+    } else {
+      if (r.misses.length < 5) r.misses.push(`frame ${f}: ${rec[2 * f]}, ${rec[2 * f + 1]}${at !== null ? ` (the WAV continues ${wav[2 * at]}, ${wav[2 * at + 1]})` : ''}`);
+      at = null;
+    }
+  }
+  return r;
+}
+
+/** The samples of a 24-bit stereo WAV as the recorder writes it (44-byte header), interleaved. */
+export function recordingPcm(buf: Buffer): { sampleRate: number; dataBytes: number; samples: Int32Array } {
+  if (buf.toString('ascii', 0, 4) !== 'RIFF' || buf.toString('ascii', 8, 12) !== 'WAVE' || buf.toString('ascii', 36, 40) !== 'data') throw new Error('not a plain WAV');
+  if (buf.readUInt16LE(22) !== 2 || buf.readUInt16LE(34) !== 24) throw new Error(`not 24-bit stereo: ${buf.readUInt16LE(22)} ch, ${buf.readUInt16LE(34)} bits`);
+  const dataBytes = buf.readUInt32LE(40);
+  if (buf.readUInt32LE(4) !== 36 + dataBytes || 44 + dataBytes !== buf.length) throw new Error(`header sizes (RIFF ${buf.readUInt32LE(4)}, data ${dataBytes}) do not match the file's ${buf.length} bytes`);
+  const samples = new Int32Array(dataBytes / 3);
+  for (let i = 0; i < samples.length; i++) samples[i] = buf.readIntLE(44 + 3 * i, 3);
+  return { sampleRate: buf.readUInt32LE(24), dataBytes, samples };
+}

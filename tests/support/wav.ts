@@ -11,6 +11,11 @@ export interface ToneSpec {
   amplitude?: number;
   /** Sample width, 16 (the default) or 24: a 24-bit file's low 8 bits carry signal, so a 16-bit path changes them. */
   bits?: 16 | 24;
+  /**
+   * Amplitude of seeded white noise added to both channels (default 0). With it no stretch of the
+   * file repeats, so a position found in it is the only one (the tones alone repeat every 50 ms).
+   */
+  noise?: number;
 }
 
 export function toneWav(spec: ToneSpec, sampleRate = 48_000): Buffer {
@@ -24,10 +29,15 @@ export function toneWav(spec: ToneSpec, sampleRate = 48_000): Buffer {
     if (bytes === 3) data.writeIntLE(s, at, 3);
     else data.writeInt16LE(s, at);
   };
+  let seed = 0x2545f491;
+  const noise = (): number => {
+    seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
+    return (spec.noise ?? 0) * (seed / 2 ** 31 - 1);
+  };
   for (let i = 0; i < frames; i++) {
     const marker = i % sampleRate < 48 ? 0.45 : 0; // 1 ms impulse train once per second
-    put(amp * Math.sin((2 * Math.PI * spec.leftHz * i) / sampleRate) + marker, i * 2 * bytes);
-    put(amp * Math.sin((2 * Math.PI * spec.rightHz * i) / sampleRate) + marker, i * 2 * bytes + bytes);
+    put(amp * Math.sin((2 * Math.PI * spec.leftHz * i) / sampleRate) + marker + noise(), i * 2 * bytes);
+    put(amp * Math.sin((2 * Math.PI * spec.rightHz * i) / sampleRate) + marker + noise(), i * 2 * bytes + bytes);
   }
   const header = Buffer.alloc(44);
   header.write('RIFF', 0, 'ascii');

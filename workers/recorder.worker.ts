@@ -1,0 +1,193 @@
+// Recorder worker (dedicated, named tutti-recorder): writes takes to the Origin Private File
+// System. While recording it drains the record ring the network worker fills (memory-layout.ts)
+// every 50 ms into the take's 24-bit WAV track through a synchronous access handle, checkpoints
+// the file once a second (crash safety, wav-writer.ts), watches the storage left and stops cleanly
+// before it runs out. Off the audio thread and off the network worker: a slow disk delays only
+// this worker, and the ring covers 2 s of it. Also lists, deletes and repairs takes.
+
+/// <reference lib="webworker" />
+
+import { QUANTUM_FRAMES, QUANTUM_SAMPLES, SAMPLE_RATE } from '../src/shared/constants.ts';
+import { REC_F64, REC_I32, RecordViews, type RecordMemory } from '../src/shared/memory-layout.ts';
+import type { FromRecorder, TakeInfo, ToRecorder } from '../src/shared/recorder-protocol.ts';
+import { deleteTake, listTakes, recoverTakes, takeDir, writeSidecar } from './take-store.ts';
+import { WAV_FRAME_BYTES, WavTrackWriter, WriteRefused } from './wav-writer.ts';
+
+declare const self: DedicatedWorkerGlobalScope;
+
+const DRAIN_MS = 50;
+/** Quanta converted and written per append (up to 0.33 s). */
+const CHUNK_QUANTA = 125;
+const BYTES_PER_SECOND = SAMPLE_RATE * WAV_FRAME_BYTES;
+/** Warn when the storage left holds less than this much more recording. */
+const WARN_SECONDS = 120;
+/** Stop cleanly when it holds less than this (before the browser refuses a write). */
+const STOP_SECONDS = 5;
+
+function post(msg: FromRecorder): void {
+  self.postMessage(msg);
+}
+
+class ActiveTake {
+  readonly views: RecordViews;
+  private readonly chunk = new Float32Array(CHUNK_QUANTA * QUANTUM_SAMPLES);
+  private overflowsSeen = 0;
+  private storageLeft: number | null = null;
+  private warning: string | null = null;
+  private readonly timers: ReturnType<typeof setInterval>[];
+  private ending = false;
+
+  constructor(
+    readonly info: TakeInfo,
+    private readonly dir: FileSystemDirectoryHandle,
+    private readonly input: WavTrackWriter,
+    memory: RecordMemory,
+  ) {
+    this.views = new RecordViews(memory);
+    this.timers = [setInterval(() => this.drain(), DRAIN_MS), setInterval(() => void this.tick(), 1000)];
+  }
+
+  /** Everything in the ring to the file, and silence for quanta the ring had no room for. */
+  private drain(): void {
+    if (this.ending) return;
+    try {
+      this.drainAll();
+    } catch (err) {
+      void this.end(err);
+    }
+  }
+
+  private drainAll(): void {
+    const ring = this.views.ring;
+    const overflows = Atomics.load(this.views.i32, REC_I32.OVERFLOWS);
+    if (overflows !== this.overflowsSeen) {
+      // The ring was full: those quanta are lost; silence keeps the track aligned with the clock.
+      const quanta = overflows - this.overflowsSeen;
+      this.overflowsSeen = overflows;
+      this.info.gaps.push({ atFrame: this.input.frames, frames: quanta * QUANTUM_FRAMES });
+      for (let q = 0; q < quanta; q += CHUNK_QUANTA) this.input.append(null, Math.min(CHUNK_QUANTA, quanta - q) * QUANTUM_FRAMES);
+    }
+    for (;;) {
+      const quanta = Math.min(CHUNK_QUANTA, Math.floor(ring.available_read() / QUANTUM_SAMPLES));
+      if (quanta === 0) break;
+      ring.pop(this.chunk, quanta * QUANTUM_SAMPLES);
+      this.input.append(this.chunk, quanta * QUANTUM_FRAMES);
+    }
+  }
+
+  private async tick(): Promise<void> {
+    if (this.ending) return;
+    try {
+      this.input.checkpoint();
+    } catch (err) {
+      void this.end(err);
+      return;
+    }
+    if (this.info.startedAt === '' && Atomics.load(this.views.i32, REC_I32.STARTED) === 1) {
+      this.info.startedAt = new Date(this.views.f64[REC_F64.FIRST_CAPTURE_MS]!).toISOString();
+      await writeSidecar(this.dir, this.info);
+    }
+    const est = await navigator.storage.estimate().catch(() => null);
+    this.storageLeft = est && est.quota !== undefined && est.usage !== undefined ? Math.max(0, est.quota - est.usage) : null;
+    const secondsLeft = this.storageLeft === null ? Infinity : this.storageLeft / BYTES_PER_SECOND;
+    this.warning = secondsLeft < WARN_SECONDS ? `Storage is nearly full: about ${Math.floor(secondsLeft)} s of recording left. The take stops by itself before it runs out.` : null;
+    post({ type: 'status', id: this.info.id, seconds: this.input.frames / SAMPLE_RATE, bytes: this.input.size, storageLeftBytes: this.storageLeft, warning: this.warning });
+    if (secondsLeft < STOP_SECONDS) void this.end('quota');
+  }
+
+  /**
+   * Finish the take: the rest of the ring to disk, the file closed, the sidecar final. `why` is
+   * undefined for Stop, 'quota' for a clean stop before the storage runs out, or a write error.
+   */
+  async end(why?: unknown): Promise<void> {
+    if (this.ending) return;
+    this.ending = true;
+    for (const t of this.timers) clearInterval(t);
+    let message: string | null = null;
+    if (why === undefined) {
+      try {
+        this.drainAll();
+      } catch (err) {
+        why = err;
+      }
+    }
+    if (why !== undefined) {
+      const full = why === 'quota' || (why instanceof WriteRefused && why.reason instanceof DOMException && why.reason.name === 'QuotaExceededError');
+      this.info.endedBy = full ? 'quota' : 'error';
+      message = full
+        ? 'Recording stopped: the storage for this site is full. Everything up to now is kept; download or delete takes to make room.'
+        : `Recording stopped: ${why instanceof Error ? why.message : String(why)}. Everything up to now is kept.`;
+    }
+    try {
+      this.input.close();
+    } catch {
+      // The take keeps what checkpoints wrote; the next start's recovery repairs the header.
+    }
+    const track = this.info.tracks[0]!;
+    track.frames = this.input.frames;
+    track.bytes = this.input.size;
+    this.info.state = 'complete';
+    if (this.info.startedAt === '') this.info.startedAt = new Date().toISOString();
+    if (active === this) active = null;
+    await writeSidecar(this.dir, this.info);
+    post({ type: 'stopped', take: this.info, message });
+  }
+}
+
+let active: ActiveTake | null = null;
+
+async function start(msg: Extract<ToRecorder, { type: 'start' }>): Promise<void> {
+  if (active) await active.end();
+  const dir = await takeDir(msg.id, true);
+  const info: TakeInfo = {
+    id: msg.id,
+    title: msg.title,
+    startedAt: '',
+    sampleRate: SAMPLE_RATE,
+    bitsPerSample: 24,
+    channels: 2,
+    tracks: [{ name: 'input', file: 'input.wav', bytes: 0, frames: 0 }],
+    gaps: [],
+    state: 'recording',
+  };
+  const handle = await (await dir.getFileHandle('input.wav', { create: true })).createSyncAccessHandle();
+  const writer = new WavTrackWriter(handle, SAMPLE_RATE, CHUNK_QUANTA * QUANTUM_FRAMES);
+  await writeSidecar(dir, info);
+  active = new ActiveTake(info, dir, writer, msg.input);
+}
+
+async function handle(msg: ToRecorder): Promise<void> {
+  switch (msg.type) {
+    case 'start':
+      await start(msg);
+      return;
+    case 'stop': {
+      const take = active;
+      active = null;
+      await take?.end();
+      return;
+    }
+    case 'recover': {
+      const recovered = await recoverTakes(active?.info.id ?? null);
+      post({ type: 'takes', takes: await listTakes(), recovered });
+      return;
+    }
+    case 'list':
+      post({ type: 'takes', takes: await listTakes(), recovered: [] });
+      return;
+    case 'delete':
+      if (msg.id === active?.info.id) throw new Error('this take is still recording: stop it first');
+      await deleteTake(msg.id);
+      post({ type: 'takes', takes: await listTakes(), recovered: [] });
+      return;
+    default:
+      msg satisfies never;
+  }
+}
+
+// Messages are handled one at a time, in order (a stop right after a start waits for the start).
+let queue: Promise<void> = Promise.resolve();
+self.onmessage = (ev: MessageEvent<ToRecorder>) => {
+  const msg = ev.data;
+  queue = queue.then(() => handle(msg)).catch((err: unknown) => post({ type: 'error', message: err instanceof Error ? err.message : String(err) }));
+};

@@ -1,0 +1,90 @@
+// Recorder worker: where takes live in the Origin Private File System. Each take is a folder
+// `takes/<id>/` holding its tracks (24-bit WAV) and its sidecar `take.json` (TakeInfo). Files are
+// written only through synchronous access handles, which also lock them: a take another tab is
+// still recording cannot be opened, so recovery leaves it alone.
+
+import type { TakeInfo } from '../src/shared/recorder-protocol.ts';
+import { WAV_FRAME_BYTES, WAV_HEADER_BYTES, recoverWav } from './wav-writer.ts';
+
+const TAKES_DIR = 'takes';
+const SIDECAR = 'take.json';
+
+export async function takesDir(): Promise<FileSystemDirectoryHandle> {
+  const root = await navigator.storage.getDirectory();
+  return root.getDirectoryHandle(TAKES_DIR, { create: true });
+}
+
+export async function takeDir(id: string, create = false): Promise<FileSystemDirectoryHandle> {
+  return (await takesDir()).getDirectoryHandle(id, { create });
+}
+
+/** Write the sidecar whole (truncate, write, flush): a crash leaves the previous or the new one. */
+export async function writeSidecar(dir: FileSystemDirectoryHandle, take: TakeInfo): Promise<void> {
+  const h = await (await dir.getFileHandle(SIDECAR, { create: true })).createSyncAccessHandle();
+  try {
+    const bytes = new TextEncoder().encode(JSON.stringify(take, null, 1));
+    h.truncate(0);
+    h.write(bytes, { at: 0 });
+    h.flush();
+  } finally {
+    h.close();
+  }
+}
+
+export async function readSidecar(dir: FileSystemDirectoryHandle): Promise<TakeInfo | null> {
+  try {
+    const file = await (await dir.getFileHandle(SIDECAR)).getFile();
+    const t = JSON.parse(await file.text()) as TakeInfo;
+    return typeof t.id === 'string' && Array.isArray(t.tracks) ? t : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Every take with a readable sidecar, newest first. */
+export async function listTakes(): Promise<TakeInfo[]> {
+  const out: TakeInfo[] = [];
+  for await (const [, handle] of (await takesDir()).entries()) {
+    if (handle.kind !== 'directory') continue;
+    const t = await readSidecar(handle as FileSystemDirectoryHandle);
+    if (t) out.push(t);
+  }
+  return out.sort((a, b) => (a.startedAt < b.startedAt ? 1 : -1));
+}
+
+export async function deleteTake(id: string): Promise<void> {
+  await (await takesDir()).removeEntry(id, { recursive: true });
+}
+
+/**
+ * Repair every take left in state 'recording' (the tab or the browser died mid-take) whose files
+ * nobody holds: each track keeps its whole frames with a patched header, and the sidecar says
+ * 'recovered'. Returns the ids repaired.
+ */
+export async function recoverTakes(activeId: string | null): Promise<string[]> {
+  const repaired: string[] = [];
+  for await (const [name, handle] of (await takesDir()).entries()) {
+    if (handle.kind !== 'directory' || name === activeId) continue;
+    const dir = handle as FileSystemDirectoryHandle;
+    const take = await readSidecar(dir);
+    if (!take || take.state !== 'recording') continue;
+    try {
+      for (const track of take.tracks) {
+        const h = await (await dir.getFileHandle(track.file, { create: true })).createSyncAccessHandle();
+        try {
+          track.frames = recoverWav(h, take.sampleRate);
+          track.bytes = WAV_HEADER_BYTES + track.frames * WAV_FRAME_BYTES;
+        } finally {
+          h.close();
+        }
+      }
+    } catch {
+      continue; // locked: another tab is recording it now
+    }
+    take.state = 'recovered';
+    take.endedBy = 'page-closed';
+    await writeSidecar(dir, take);
+    repaired.push(take.id);
+  }
+  return repaired;
+}
