@@ -36,6 +36,9 @@ class ActiveTake {
   private warning: string | null = null;
   private readonly timers: ReturnType<typeof setInterval>[];
   private ending = false;
+  /** Time spent in drain() and the checkpoint since the last status, ms. */
+  private busyMs = 0;
+  private lastStatusAt = performance.now();
 
   constructor(
     readonly info: TakeInfo,
@@ -50,11 +53,13 @@ class ActiveTake {
   /** Everything in the ring to the file, and silence for quanta the ring had no room for. */
   private drain(): void {
     if (this.ending) return;
+    const t0 = performance.now();
     try {
       this.drainAll();
     } catch (err) {
       void this.end(err);
     }
+    this.busyMs += performance.now() - t0;
   }
 
   private drainAll(): void {
@@ -77,12 +82,14 @@ class ActiveTake {
 
   private async tick(): Promise<void> {
     if (this.ending) return;
+    const t0 = performance.now();
     try {
       this.input.checkpoint();
     } catch (err) {
       void this.end(err);
       return;
     }
+    this.busyMs += performance.now() - t0;
     if (this.info.startedAt === '' && Atomics.load(this.views.i32, REC_I32.STARTED) === 1) {
       this.info.startedAt = new Date(this.views.f64[REC_F64.FIRST_CAPTURE_MS]!).toISOString();
       await writeSidecar(this.dir, this.info);
@@ -91,7 +98,11 @@ class ActiveTake {
     this.storageLeft = est && est.quota !== undefined && est.usage !== undefined ? Math.max(0, est.quota - est.usage) : null;
     const secondsLeft = this.storageLeft === null ? Infinity : this.storageLeft / BYTES_PER_SECOND;
     this.warning = secondsLeft < WARN_SECONDS ? `Storage is nearly full: about ${Math.floor(secondsLeft)} s of recording left. The take stops by itself before it runs out.` : null;
-    post({ type: 'status', id: this.info.id, seconds: this.input.frames / SAMPLE_RATE, bytes: this.input.size, storageLeftBytes: this.storageLeft, warning: this.warning });
+    const now = performance.now();
+    const busy = Math.round((this.busyMs / ((now - this.lastStatusAt) / 1000)) * 100) / 100;
+    this.busyMs = 0;
+    this.lastStatusAt = now;
+    post({ type: 'status', id: this.info.id, seconds: this.input.frames / SAMPLE_RATE, bytes: this.input.size, storageLeftBytes: this.storageLeft, warning: this.warning, busyMsPerSecond: busy });
     if (secondsLeft < STOP_SECONDS) void this.end('quota');
   }
 

@@ -1,8 +1,9 @@
 // The page's side of the recorder worker (workers/recorder.worker.ts): owns the worker for the
 // page's lifetime, starts and stops takes (handing the record ring to the network worker and the
 // recorder, so no audio passes the main thread), keeps the list of takes and the live status for
-// the views, and downloads a finished track from the Origin Private File System. On creation it
-// asks the worker to repair takes a crash left open.
+// the views, and downloads a finished track from the Origin Private File System. The worker starts
+// only when there is work: a take to record, or takes on this device to list and repair (a page
+// that never records, a paired phone say, runs no recorder).
 
 import { createRecordMemory } from '../shared/memory-layout.ts';
 import type { FromRecorder, RecordingStatusMessage, TakeInfo, ToRecorder } from '../shared/recorder-protocol.ts';
@@ -10,6 +11,8 @@ import type { NetBridge } from './net-bridge.ts';
 
 /** After the network worker stops pushing, the recorder drains the ring: give the stop that long to arrive. */
 const STOP_GRACE_MS = 100;
+/** The takes' folder in the Origin Private File System (workers/take-store.ts writes it). */
+const TAKES_DIR = 'takes';
 
 export class RecorderBridge extends EventTarget {
   /** Every take on this device, newest first. */
@@ -20,14 +23,22 @@ export class RecorderBridge extends EventTarget {
   status: RecordingStatusMessage | null = null;
   /** Something to tell the player (a take recovered, storage full, an error), or null. */
   notice: string | null = null;
-  private readonly worker: Worker;
+  private worker: Worker | null = null;
   private net: NetBridge | null = null;
 
   constructor() {
     super();
-    this.worker = new Worker(new URL('../../workers/recorder.worker.ts', import.meta.url), { type: 'module', name: 'tutti-recorder' });
-    this.worker.onmessage = (ev: MessageEvent<FromRecorder>) => this.onMessage(ev.data);
-    this.worker.onerror = (ev) => this.tell(`The recorder failed: ${ev.message}`);
+    void this.lookForTakes();
+  }
+
+  /** Any take on this device: start the worker, which repairs what a crash left open and lists them. */
+  private async lookForTakes(): Promise<void> {
+    try {
+      const dir = await (await navigator.storage.getDirectory()).getDirectoryHandle(TAKES_DIR);
+      if ((await dir.keys().next()).done) return;
+    } catch {
+      return; // no takes folder: nothing was ever recorded here
+    }
     this.post({ type: 'recover' });
   }
 
@@ -61,7 +72,7 @@ export class RecorderBridge extends EventTarget {
   /** Save one track of a finished take as a download (read from the Origin Private File System). */
   async download(take: TakeInfo, track: TakeInfo['tracks'][number]): Promise<void> {
     const root = await navigator.storage.getDirectory();
-    const dir = await (await root.getDirectoryHandle('takes')).getDirectoryHandle(take.id);
+    const dir = await (await root.getDirectoryHandle(TAKES_DIR)).getDirectoryHandle(take.id);
     const file = await (await dir.getFileHandle(track.file)).getFile();
     const url = URL.createObjectURL(file);
     const a = document.createElement('a');
@@ -105,6 +116,11 @@ export class RecorderBridge extends EventTarget {
   }
 
   private post(msg: ToRecorder): void {
+    if (!this.worker) {
+      this.worker = new Worker(new URL('../../workers/recorder.worker.ts', import.meta.url), { type: 'module', name: 'tutti-recorder' });
+      this.worker.onmessage = (ev: MessageEvent<FromRecorder>) => this.onMessage(ev.data);
+      this.worker.onerror = (ev) => this.tell(`The recorder failed: ${ev.message}`);
+    }
     this.worker.postMessage(msg);
   }
 

@@ -66,6 +66,8 @@ export interface RecordingStatusMessage {
   storageLeftBytes: number | null;
   /** A warning to show (storage running out), or null. */
   warning: string | null;
+  /** Time the recorder worker spent draining, converting, writing and flushing over the last second, ms. */
+  busyMsPerSecond: number;
 }
 export interface RecordingStoppedMessage {
   type: 'stopped';

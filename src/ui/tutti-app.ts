@@ -31,8 +31,8 @@ export class TuttiApp extends LitElement {
   @state() private password = link?.password ?? '';
   @state() private remoteOf: number | undefined = link?.remote;
   private readonly choices = new AudioChoices();
-  /** Takes on this device, and the one being recorded (one recorder worker per page). */
-  private recorder: RecorderBridge | undefined;
+  /** Takes on this device, and the one being recorded (one recorder worker per page); exposed read-only for tests. */
+  recorder: RecorderBridge | undefined;
   /** The current session; exposed read-only for tests (e.g. to take the room offline). */
   session: Session | null = null;
 

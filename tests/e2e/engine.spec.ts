@@ -138,7 +138,7 @@ test('two browsers hear each other: bit-exact PCM, no late or lost frames, main 
     expect(tonePower(tapA.signal, 440)).toBeGreaterThan(0.01); // a 0.4-amplitude sine gives 0.04
 
     // The main thread handled no audio frame: no DataChannel events, no binary payloads, and only
-    // control messages at a low rate (stats at 2 Hz, signaling, the recorder's list of takes at start).
+    // control messages at a low rate (stats at 2 Hz, signaling).
     for (let i = 0; i < 2; i++) {
       const au = auditAfter[i]!;
       const events = au.events - auditBefore[i]!.events;
@@ -146,7 +146,7 @@ test('two browsers hear each other: bit-exact PCM, no late or lost frames, main 
       expect(au.dataChannelEvents).toBe(0);
       expect(au.binaryEvents).toBe(0);
       expect(events / 10.5).toBeLessThan(10);
-      for (const t of Object.keys(au.byType)) expect(['ready', 'stats', 'peer-open', 'peer-closed', 'string', 'takes']).toContain(t);
+      for (const t of Object.keys(au.byType)) expect(['ready', 'stats', 'peer-open', 'peer-closed', 'string']).toContain(t);
     }
   } finally {
     await Promise.all(peers.map((p) => p.close()));
