@@ -37,6 +37,21 @@ function roomState(page: Page): Promise<{ notes: string; roster: string[]; setli
 
 const notes = (page: Page) => page.getByRole('textbox', { name: 'Lesson notes' });
 
+/** The room's links as y-webrtc holds them (for the log when two peers fail to sync). */
+function roomLinks(page: Page): Promise<unknown> {
+  return page.evaluate(() => {
+    type Conn = { connected: boolean; closed: boolean; peer: { _pc?: RTCPeerConnection | null } };
+    const r = (document.querySelector('tutti-app') as unknown as { session: { room: { stuckLinks: { restarted: number }; provider: { room: { peerId: string; webrtcConns: Map<string, Conn> } | null; signalingConns: { connected: boolean }[] } } } }).session.room;
+    const room = r.provider.room;
+    return {
+      peerId: room?.peerId,
+      signaling: r.provider.signalingConns.map((c) => c.connected),
+      restarted: r.stuckLinks.restarted,
+      links: room ? [...room.webrtcConns].map(([id, c]) => ({ id, connected: c.connected, closed: c.closed, signaling: c.peer._pc?.signalingState ?? null, ice: c.peer._pc?.iceConnectionState ?? null, remote: !!c.peer._pc?.remoteDescription })) : null,
+    };
+  });
+}
+
 /** Start a y-webrtc peer on the probe page: the unmodified WebrtcProvider, or our Room around it. */
 function startProbePeer(page: Page, o: { signaling: string; room: string; text: string; ours: boolean }): Promise<void> {
   return page.evaluate(({ signaling, room, text, ours }) => {
@@ -252,8 +267,12 @@ test('notes and setlist edited on two disconnected peers merge when they reconne
   await setOnline(a.page, true);
   await setOnline(b.page, true);
   const merged = 'Ana: Warm-up\nBen: bowing';
-  await expect(notes(a.page)).toHaveValue(merged, { timeout: 30_000 });
-  await expect(notes(b.page)).toHaveValue(merged, { timeout: 30_000 });
+  try {
+    await expect(notes(a.page)).toHaveValue(merged, { timeout: 30_000 });
+    await expect(notes(b.page)).toHaveValue(merged, { timeout: 30_000 });
+  } finally {
+    console.log(`after reconnecting: Ana ${JSON.stringify(await roomLinks(a.page))}; Ben ${JSON.stringify(await roomLinks(b.page))}`);
+  }
   await expect.poll(async () => (await roomState(b.page)).setlist.sort(), { timeout: 10_000 }).toEqual(['Bach minuet', 'Etude 3']);
 
   // Ana leaves for good; Ben reloads: the merged notes come back from this device's IndexedDB.
