@@ -94,9 +94,11 @@ test('IP-layer loss: 5 % of UDP dropped by nftables in a network namespace; the 
       await a.page.waitForTimeout(1000); // frames in flight under the old rule drain
       const c0 = ns.counters();
       const s0 = await onlyPeer(a.page);
+      const sent0 = (await onlyPeer(b.page)).sendDropped;
       await a.page.waitForTimeout(WINDOW_MS);
       const s1 = await onlyPeer(a.page);
       const c1 = ns.counters();
+      const senderDropped = (await onlyPeer(b.page)).sendDropped - sent0;
       const dropped = c1.dropped - c0.dropped;
       const total = dropped + c1.passed - c0.passed;
       const applied = dropped / total;
@@ -108,7 +110,7 @@ test('IP-layer loss: 5 % of UDP dropped by nftables in a network namespace; the 
       const tol = 0.3 + 300 * Math.sqrt((model / 100) * (1 - model / 100) / (d.played + d.missed));
       console.log(
         `nft ${percent} %: ${dropped} of ${total} UDP datagrams dropped (${(100 * applied).toFixed(2)} %); Alice from Bob: ${JSON.stringify(d)}; ` +
-          `lost ${d.lostPercent.toFixed(2)} % (model applied² = ${model.toFixed(2)} % ± ${tol.toFixed(2)})`,
+          `lost ${d.lostPercent.toFixed(2)} % (model applied² = ${model.toFixed(2)} % ± ${tol.toFixed(2)}); Bob's sender dropped ${senderDropped} (congested channel)`,
       );
       expect(100 * applied, 'the nftables rule dropped about the share it was set to').toBeGreaterThan(percent * 0.7);
       expect(100 * applied).toBeLessThan(percent * 1.3);
@@ -126,6 +128,7 @@ test('IP-layer loss: 5 % of UDP dropped by nftables in a network namespace; the 
     await a.page.waitForTimeout(2000);
     const c0 = ns.counters();
     const s0 = await onlyPeer(a.page);
+    const b0 = await onlyPeer(b.page);
     await a.page.waitForTimeout(WINDOW_MS);
     const s1 = await onlyPeer(a.page);
     const c1 = ns.counters();
@@ -133,10 +136,16 @@ test('IP-layer loss: 5 % of UDP dropped by nftables in a network namespace; the 
     const d = delta(s0, s1);
     const recoveredShare = d.recovered / (d.played + d.missed);
     const bob = await onlyPeer(b.page);
-    console.log(`Bob → Alice while measured: sendDropped ${bob.sendDropped}, copies ${bob.sendRedundancy}, mono ${bob.sendMono}`);
+    console.log(`Bob → Alice while measured: sendDropped +${bob.sendDropped - b0.sendDropped} (${bob.sendDropped} in all), copies ${b0.sendRedundancy} → ${bob.sendRedundancy}, mono ${bob.sendMono}`);
     console.log(`nft ${LOSS_PERCENT} % with redundancy 1: applied ${(100 * applied).toFixed(2)} %; Alice from Bob: ${JSON.stringify(d)}; recovered ${(100 * recoveredShare).toFixed(2)} % of the frames`);
     expect(d.recovered, 'frames restored from the next packet\'s copy').toBeGreaterThan(0);
-    expect(d.lost, 'with a copy in every packet a frame is lost only when three datagrams are').toBeLessThanOrEqual(Math.max(3, 3 * (d.played + d.missed) * applied ** 3));
+    // Frames Bob's sender never sent are not the network's: now and then (1 run in 3 here, 7 frames
+    // in 10 s) the lossy link stalls Chromium's SCTP association for ~60 ms, the channel's backlog
+    // goes stale and the sender drops a run of frames, counted in its sendDropped. No copy covers
+    // a run; that cost of SCTP under loss is the roadmap's (a datagram transport). The copies'
+    // claim is about the datagrams the network dropped, and holds as tight as before.
+    const senderDropped = bob.sendDropped - b0.sendDropped;
+    expect(d.lost - senderDropped, `with a copy in every packet a frame is lost only when three datagrams are (lost ${d.lost}, of them ${senderDropped} never sent)`).toBeLessThanOrEqual(Math.max(3, 3 * (d.played + d.missed) * applied ** 3));
     expect((await onlyPeer(b.page)).framesPerSecond, "Bob still receives Alice's stream").toBeGreaterThan(FRAMES_PER_SECOND * 0.8);
     expect((await onlyPeer(a.page)).channelState).toBe('open');
   } finally {
