@@ -65,6 +65,8 @@ export class JitterWriter {
     readonly peer: number,
     depth: number,
     gain = 1,
+    /** The participant's recording track (PEER_I32.TRACK; 0: none). */
+    track = 0,
   ) {
     const i = v.i32;
     if (Atomics.load(i, v.peerI32(peer, PEER_I32.STATE)) !== PeerState.FREE) throw new Error(`peer slot ${peer} is not free`);
@@ -73,6 +75,7 @@ export class JitterWriter {
     Atomics.store(i, v.peerI32(peer, PEER_I32.TARGET_DEPTH), this.depth);
     Atomics.store(i, v.peerI32(peer, PEER_I32.MUTED), 0);
     Atomics.store(i, v.peerI32(peer, PEER_I32.TRIM_ABOVE), 0);
+    Atomics.store(i, v.peerI32(peer, PEER_I32.TRACK), track | 0);
     for (const f of [PEER_I32.PLAYED, PEER_I32.MISSED, PEER_I32.CONCEALED, PEER_I32.UNDERRUNS, PEER_I32.FILL_COUNT, PEER_I32.TRIMMED]) Atomics.store(i, v.peerI32(peer, f), 0);
     v.f32[v.peerF32(peer, PEER_F32.GAIN)] = gain;
     v.f32[v.peerF32(peer, PEER_F32.RATE)] = 1;

@@ -7,7 +7,7 @@
 /// <reference lib="webworker" />
 import type { InputChannels } from '../src/shared/input-channels.ts';
 import { DEFAULT_DEPTH, MAX_PEERS, QUANTUM_FRAMES, clampDepth } from '../src/shared/constants.ts';
-import { CAP_I32, CaptureViews, PEER_I32, PLAY_F32, PlaybackViews, type RecordMemory } from '../src/shared/memory-layout.ts';
+import { CAP_I32, CaptureViews, HEARD_F64, HEARD_I32, HeardViews, PEER_I32, PLAY_F32, PlaybackViews, type HeardMemory, type RecordMemory } from '../src/shared/memory-layout.ts';
 import { ControlKind, type SendBits } from '../src/shared/wire.ts';
 import type { FromWorker, InitMessage, PeerClosedReason, PeerStats, TestOptions, ToWorker } from '../src/shared/worker-protocol.ts';
 import { ArrivalTrace } from './arrival-stats.ts';
@@ -41,6 +41,8 @@ class NetWorker {
   private readonly output = new OutputClock();
   /** When our playback reaches the speaker, from the same readings (the one-way delay is dated by it). */
   private readonly speaker = new SpeakerTime();
+  /** The heard ring's control block of the take being recorded, or null. */
+  private heard: HeardViews | null = null;
   private depth: number;
   private adaptive: boolean;
   private lastSent = 0;
@@ -71,8 +73,24 @@ class NetWorker {
   setCaptureSource(readable: ReadableStream<AudioData>): void {
     this.sender.setCaptureSource(readable);
   }
-  setRecordInput(memory: RecordMemory | null): void {
-    this.sender.setRecordInput(memory);
+  /** A take starts (its input ring and heard control block) or stops (nulls). */
+  record(input: RecordMemory | null, heard: HeardMemory | null): void {
+    this.sender.setRecordInput(input);
+    this.heard = heard ? new HeardViews(heard) : null;
+  }
+
+  /**
+   * While a take records: once the playback worklet has pushed its first heard record, date that
+   * render at the speaker, so the recorder can line the heard tracks up with the input.
+   */
+  private dateHeard(): void {
+    const h = this.heard;
+    if (!h || Atomics.load(h.i32, HEARD_I32.SPEAKER_KNOWN) === 1 || Atomics.load(h.i32, HEARD_I32.STARTED) !== 1) return;
+    const now = performance.timeOrigin + performance.now();
+    const wall = this.speaker.wallOf(Atomics.load(h.i32, HEARD_I32.FIRST_FRAME), now);
+    if (wall === null) return;
+    h.f64[HEARD_F64.FIRST_SPEAKER_MS] = wall;
+    Atomics.store(h.i32, HEARD_I32.SPEAKER_KNOWN, 1);
   }
   setInputChannels(channels: InputChannels): void {
     this.sender.setInputChannels(channels);
@@ -86,7 +104,7 @@ class NetWorker {
 
   // ---- peers -----------------------------------------------------------------------------------
 
-  addPeer(peerId: string, channel: RTCDataChannel, wire: number): void {
+  addPeer(peerId: string, channel: RTCDataChannel, wire: number, track: number): void {
     if (this.peers.has(peerId)) this.removePeer(peerId, 'replaced');
     const slot = findFreePeer(this.play, MAX_PEERS);
     if (slot < 0) {
@@ -95,7 +113,7 @@ class NetWorker {
       return;
     }
     const controller = new DepthController(this.depth, this.adaptive);
-    const peer = new RemotePeer(peerId, channel, new JitterWriter(this.play, slot, controller.target), controller, wire);
+    const peer = new RemotePeer(peerId, channel, new JitterWriter(this.play, slot, controller.target, 1, track), controller, wire);
     channel.binaryType = 'arraybuffer';
     channel.onopen = () => post({ type: 'peer-open', peerId });
     channel.onclose = () => this.removePeer(peerId, 'channel closed');
@@ -128,6 +146,7 @@ class NetWorker {
   /** 10 Hz: each peer's depth controller sets its target depth and playout rate. */
   private steer(): void {
     const now = performance.now();
+    this.dateHeard();
     for (const p of this.peerList) {
       const w = p.writer;
       if (w.counters.resyncs !== p.lastResyncs) {
@@ -280,7 +299,7 @@ self.onmessage = (ev: MessageEvent<ToWorker>) => {
       post({ type: 'ready' });
       break;
     case 'add-peer':
-      worker!.addPeer(msg.peerId, msg.channel, msg.wire);
+      worker!.addPeer(msg.peerId, msg.channel, msg.wire, msg.track);
       break;
     case 'remove-peer':
       worker!.removePeer(msg.peerId, 'removed by page');
@@ -315,8 +334,8 @@ self.onmessage = (ev: MessageEvent<ToWorker>) => {
     case 'set-input-channels':
       worker!.setInputChannels(msg.channels);
       break;
-    case 'record-input':
-      worker!.setRecordInput(msg.memory);
+    case 'record':
+      worker!.record(msg.input, msg.heard);
       break;
     case 'output-clock':
       worker!.outputClock(msg.contextTime, msg.wallMs);

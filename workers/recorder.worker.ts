@@ -1,6 +1,8 @@
 // Recorder worker (dedicated, named tutti-recorder): writes takes to the Origin Private File
 // System. While recording it drains the record ring the network worker fills (memory-layout.ts)
-// every 50 ms into the take's 24-bit WAV track through a synchronous access handle, checkpoints
+// every 50 ms into the take's 24-bit WAV input track through a synchronous access handle, and the
+// heard ring the playback worklet fills into one track per participant and the mix
+// (heard-tracks.ts, which also lines them up with the input), checkpoints
 // the file once a second (crash safety, wav-writer.ts), watches the storage left and stops cleanly
 // before it runs out. Off the audio thread and off the network worker: a slow disk delays only
 // this worker, and the ring covers 2 s of it. Also lists, deletes and repairs takes.
@@ -8,9 +10,11 @@
 /// <reference lib="webworker" />
 
 import { QUANTUM_FRAMES, QUANTUM_SAMPLES, SAMPLE_RATE } from '../src/shared/constants.ts';
-import { REC_F64, REC_I32, RecordViews, type RecordMemory } from '../src/shared/memory-layout.ts';
+import { HeardViews, REC_F64, REC_I32, RecordViews, type RecordMemory } from '../src/shared/memory-layout.ts';
 import type { FromRecorder, TakeInfo, ToRecorder } from '../src/shared/recorder-protocol.ts';
-import { deleteTake, listTakes, recoverTakes, takeDir, writeSidecar } from './take-store.ts';
+import { HeardTracks } from './heard-tracks.ts';
+import { takeArchive } from './take-export.ts';
+import { deleteTake, listTakes, readSidecar, recoverTakes, takeDir, writeSidecar } from './take-store.ts';
 import { WAV_FRAME_BYTES, WavTrackWriter, WriteRefused } from './wav-writer.ts';
 
 declare const self: DedicatedWorkerGlobalScope;
@@ -23,6 +27,8 @@ const BYTES_PER_SECOND = SAMPLE_RATE * WAV_FRAME_BYTES;
 const WARN_SECONDS = 120;
 /** Stop cleanly when it holds less than this (before the browser refuses a write). */
 const STOP_SECONDS = 5;
+/** While heard tracks record, the sidecar (their spans and presence) is rewritten this often (s). */
+const SIDECAR_EVERY_TICKS = 5;
 
 function post(msg: FromRecorder): void {
   self.postMessage(msg);
@@ -39,12 +45,15 @@ class ActiveTake {
   /** Time spent in drain() and the checkpoint since the last status, ms. */
   private busyMs = 0;
   private lastStatusAt = performance.now();
+  private ticks = 0;
 
   constructor(
     readonly info: TakeInfo,
     private readonly dir: FileSystemDirectoryHandle,
     private readonly input: WavTrackWriter,
     memory: RecordMemory,
+    /** The heard tracks and the mix (null: the input alone). */
+    readonly heard: HeardTracks | null,
   ) {
     this.views = new RecordViews(memory);
     this.timers = [setInterval(() => this.drain(), DRAIN_MS), setInterval(() => void this.tick(), 1000)];
@@ -56,10 +65,16 @@ class ActiveTake {
     const t0 = performance.now();
     try {
       this.drainAll();
+      if (this.heard?.failure) throw this.heard.failure;
     } catch (err) {
       void this.end(err);
     }
     this.busyMs += performance.now() - t0;
+  }
+
+  /** Wall-clock ms of the input track's frame 0, once the network worker pushed it. */
+  inputStartMs(): number | null {
+    return Atomics.load(this.views.i32, REC_I32.STARTED) === 1 ? this.views.f64[REC_F64.FIRST_CAPTURE_MS]! : null;
   }
 
   private drainAll(): void {
@@ -78,6 +93,7 @@ class ActiveTake {
       ring.pop(this.chunk, quanta * QUANTUM_SAMPLES);
       this.input.append(this.chunk, quanta * QUANTUM_FRAMES);
     }
+    this.heard?.drain(performance.now());
   }
 
   private async tick(): Promise<void> {
@@ -85,6 +101,7 @@ class ActiveTake {
     const t0 = performance.now();
     try {
       this.input.checkpoint();
+      this.heard?.checkpoint();
     } catch (err) {
       void this.end(err);
       return;
@@ -93,6 +110,8 @@ class ActiveTake {
     if (this.info.startedAt === '' && Atomics.load(this.views.i32, REC_I32.STARTED) === 1) {
       this.info.startedAt = new Date(this.views.f64[REC_F64.FIRST_CAPTURE_MS]!).toISOString();
       await writeSidecar(this.dir, this.info);
+    } else if (this.heard && ++this.ticks % SIDECAR_EVERY_TICKS === 0) {
+      await writeSidecar(this.dir, this.info); // the heard tracks' spans so far, for a recovery
     }
     const est = await navigator.storage.estimate().catch(() => null);
     this.storageLeft = est && est.quota !== undefined && est.usage !== undefined ? Math.max(0, est.quota - est.usage) : null;
@@ -110,14 +129,25 @@ class ActiveTake {
    * Finish the take: the rest of the ring to disk, the file closed, the sidecar final. `why` is
    * undefined for Stop, 'quota' for a clean stop before the storage runs out, or a write error.
    */
-  async end(why?: unknown): Promise<void> {
+  async end(why?: unknown, oneWayMs: Record<number, number> = {}): Promise<void> {
     if (this.ending) return;
     this.ending = true;
     for (const t of this.timers) clearInterval(t);
     let message: string | null = null;
     if (why === undefined) {
       try {
+        await this.heard?.settle();
         this.drainAll();
+        await this.heard?.settle(); // a track that joined in the last 50 ms
+        this.drainAll();
+        if (this.heard?.failure) throw this.heard.failure;
+        // Every track as long as the longest: the input and the heard tracks run on two clocks.
+        const end = Math.max(this.input.frames, this.heard?.end ?? 0);
+        for (let left = end - this.input.frames; left > 0; left -= CHUNK_QUANTA * QUANTUM_FRAMES) this.input.append(null, Math.min(left, CHUNK_QUANTA * QUANTUM_FRAMES));
+        if (this.heard) {
+          for (const [t, ms] of Object.entries(oneWayMs)) this.heard.setOneWay(Number(t), ms);
+          this.heard.close(end);
+        }
       } catch (err) {
         why = err;
       }
@@ -133,6 +163,13 @@ class ActiveTake {
       this.input.close();
     } catch {
       // The take keeps what checkpoints wrote; the next start's recovery repairs the header.
+    }
+    if (why !== undefined) {
+      try {
+        this.heard?.close(0);
+      } catch {
+        // As above.
+      }
     }
     const track = this.info.tracks[0]!;
     track.frames = this.input.frames;
@@ -157,14 +194,25 @@ async function start(msg: Extract<ToRecorder, { type: 'start' }>): Promise<void>
     sampleRate: SAMPLE_RATE,
     bitsPerSample: 24,
     channels: 2,
-    tracks: [{ name: 'input', file: 'input.wav', bytes: 0, frames: 0 }],
+    tracks: [{ name: 'input', file: 'input.wav', bytes: 0, frames: 0, kind: 'input' }],
     gaps: [],
     state: 'recording',
   };
   const handle = await (await dir.getFileHandle('input.wav', { create: true })).createSyncAccessHandle();
   const writer = new WavTrackWriter(handle, SAMPLE_RATE, CHUNK_QUANTA * QUANTUM_FRAMES);
   await writeSidecar(dir, info);
-  active = new ActiveTake(info, dir, writer, msg.input);
+  let heard: HeardTracks | null = null;
+  let take: ActiveTake | null = null;
+  if (msg.heard) {
+    const names = new Map(Object.entries(msg.names).map(([t, name]) => [Number(t), name] as const));
+    const files = {
+      open: async (file: string) => (await dir.getFileHandle(file, { create: true })).createSyncAccessHandle(),
+      save: () => writeSidecar(dir, info),
+    };
+    heard = new HeardTracks(new HeardViews(msg.heard), info, files, names, () => take?.inputStartMs() ?? null);
+    await heard.open();
+  }
+  take = active = new ActiveTake(info, dir, writer, msg.input, heard);
 }
 
 async function handle(msg: ToRecorder): Promise<void> {
@@ -175,9 +223,21 @@ async function handle(msg: ToRecorder): Promise<void> {
     case 'stop': {
       const take = active;
       active = null;
-      await take?.end();
+      await take?.end(undefined, msg.oneWayMs);
       return;
     }
+    case 'archive': {
+      const dir = await takeDir(msg.id);
+      const take = await readSidecar(dir);
+      if (!take) throw new Error(`take ${msg.id} has no readable sidecar`);
+      if (take.state === 'recording') throw new Error('this take is still recording: stop it first');
+      const blob = await takeArchive(take, async (file) => (await dir.getFileHandle(file)).getFile(), msg.asPlayed);
+      post({ type: 'archive', id: msg.id, name: `${msg.id}${msg.asPlayed ? '-as-played' : ''}.zip`, blob });
+      return;
+    }
+    case 'track-names':
+      for (const [t, name] of Object.entries(msg.names)) active?.heard?.rename(Number(t), name);
+      return;
     case 'recover': {
       const recovered = await recoverTakes(active?.info.id ?? null);
       post({ type: 'takes', takes: await listTakes(), recovered });

@@ -75,16 +75,17 @@ export class WavTrackWriter {
   }
 
   /**
-   * Append `frames` (≤ maxFrames) stereo frames from interleaved floats at `src[0..]`, or silence
-   * when `src` is null. Throws WriteRefused when the file takes less than all of it; the file is
-   * then cut back to the frames before, with its header patched and flushed.
+   * Append `frames` (≤ maxFrames) stereo frames from interleaved floats at `src[from..]`, or
+   * silence when `src` is null. Throws WriteRefused when the file takes less than all of it; the
+   * file is then cut back to the frames before, with its header patched and flushed.
    */
-  append(src: Float32Array | null, frames: number): void {
+  append(src: Float32Array | null, frames: number, from = 0): void {
     const b = this.bytes;
     const n = frames * WAV_CHANNELS;
+    if (frames > this.maxFrames) throw new RangeError(`append of ${frames} frames, at most ${this.maxFrames}`);
     if (src) {
       for (let i = 0, o = 0; i < n; i++, o += 3) {
-        const s = floatToPcm24(src[i]!);
+        const s = floatToPcm24(src[from + i]!);
         b[o] = s & 0xff;
         b[o + 1] = (s >> 8) & 0xff;
         b[o + 2] = (s >> 16) & 0xff;

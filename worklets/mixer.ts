@@ -2,11 +2,13 @@
 // (peer-playout.ts: the reading side of its de-jitter ring) renders that peer's quantum; the mixer
 // applies per-peer gain and mute (ramped over the quantum), sums, frees the slots the network
 // worker released, and publishes the meters, the clip count, the quanta rendered and the context frame they started at.
+// While a take records, it hands each peer's quantum and the mix to the heard writer (heard-writer.ts).
 // Real-time code: all state is preallocated, render() allocates nothing.
 // Imported by worklets/playback.worklet.ts; unit-tested in Node.
 
 import { MAX_PEERS, METER_DECAY_PER_QUANTUM as METER_DECAY, QUANTUM_FRAMES } from '../src/shared/constants.ts';
 import { PEER_F32, PEER_I32, PLAY_F32, PLAY_I32, PeerState, PlaybackViews } from '../src/shared/memory-layout.ts';
+import { HeardWriter } from './heard-writer.ts';
 import { FIFO_FRAMES, PeerPlayout, PlayoutShared } from './peer-playout.ts';
 
 /**
@@ -28,6 +30,10 @@ export class Mixer {
   private masterPeak = 0;
   private clipped = 0;
   private quanta = 0;
+  /** Context frame of the render in progress (startsAt). */
+  private frame = 0;
+  /** While a take records: each rendered peer's quantum and the mix, to the recorder worker. */
+  readonly heard = new HeardWriter();
 
   constructor(private readonly v: PlaybackViews) {
     const store = new Float32Array(MAX_PEERS * FIFO_FRAMES * 2);
@@ -40,6 +46,7 @@ export class Mixer {
    * frame of any render from the quanta counter alone.
    */
   startsAt(frame: number): void {
+    this.frame = frame;
     Atomics.store(this.v.i32, PLAY_I32.FRAME_BASE, (frame - QUANTUM_FRAMES * this.quanta) | 0);
   }
 
@@ -54,6 +61,7 @@ export class Mixer {
     this.shared.lightFitsLeft = MAX_LIGHT_FITS_PER_QUANTUM;
     const pl = this.peerL;
     const pr = this.peerR;
+    const recording = this.heard.begin(this.quanta, this.frame);
     for (let p = 0; p < MAX_PEERS; p++) {
       const stateIdx = v.peerI32(p, PEER_I32.STATE);
       const state = Atomics.load(i32, stateIdx);
@@ -65,7 +73,9 @@ export class Mixer {
         Atomics.compareExchange(i32, stateIdx, PeerState.CLOSING, PeerState.FREE);
         continue;
       }
-      if (!this.peers[p]!.render(pl, pr)) continue;
+      const playout = this.peers[p]!;
+      if (!playout.render(pl, pr)) continue;
+      if (recording) this.heard.addPeer(Atomics.load(i32, v.peerI32(p, PEER_I32.TRACK)), playout.flags, pl, pr);
 
       const gainTarget = Atomics.load(i32, v.peerI32(p, PEER_I32.MUTED)) !== 0 ? 0 : f32[v.peerF32(p, PEER_F32.GAIN)]!;
       let g = this.lastGain[p]!;
@@ -88,6 +98,7 @@ export class Mixer {
       f32[pk] = Math.max(peak, f32[pk]! * METER_DECAY);
     }
     this.finishMaster(outL, outR);
+    if (recording) this.heard.finish(outL, outR);
   }
 
   private finishMaster(outL: Float32Array, outR: Float32Array): void {

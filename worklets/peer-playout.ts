@@ -9,7 +9,7 @@
 // the same cursor and FIFO; split apart, each would need the others' private state.)
 
 import { JITTER_SLOTS, MAX_RATE_DEVIATION, QUANTUM_FRAMES, TRIM_EXCESS } from '../src/shared/constants.ts';
-import { FILL_RING, FILL_WINDOW, PEER_F32, PEER_I32, PlaybackViews, playPosition, slotOf } from '../src/shared/memory-layout.ts';
+import { FILL_RING, FILL_WINDOW, HeardFlag, PEER_F32, PEER_I32, PlaybackViews, playPosition, slotOf } from '../src/shared/memory-layout.ts';
 import { seqDiff } from '../src/shared/seq.ts';
 import { Concealer, Fit, PLC_FADE_QUANTA, PLC_WINDOW } from './plc.ts';
 import { HALF, SincTable } from './resampler.ts';
@@ -63,6 +63,8 @@ export class PeerPlayout {
   /** Quanta to skip at the next frame taken (0: none); the skip is spliced in with a crossfade. */
   private skip = 0;
   private readonly plc = new Concealer();
+  /** What happened to this peer's audio in the last render (HeardFlag bits), for a take's sidecar. */
+  flags = 0;
 
   constructor(
     private readonly v: PlaybackViews,
@@ -92,6 +94,7 @@ export class PeerPlayout {
     const p = this.p;
     this.adoptResync();
     if (!this.started) return false;
+    this.flags = 0;
 
     // Rate steering: slew toward the controller's rate, clamped (a bad value cannot run away).
     let target = v.f32[v.peerF32(p, PEER_F32.RATE)]!;
@@ -101,6 +104,7 @@ export class PeerPlayout {
     rate += (target - rate) * RATE_SLEW;
     if (Math.abs(rate - 1) < 1e-7 && target === 1) rate = 1; // settle exactly: bit-exact playout again
     this.rate = rate;
+    if (rate !== 1) this.flags |= HeardFlag.RESAMPLED;
 
     // Take frames from the ring until the kernel has what the last output frame needs.
     const fifo = this.fifo;
@@ -170,6 +174,7 @@ export class PeerPlayout {
       if (queued < Atomics.load(i32, v.peerI32(p, PEER_I32.TARGET_DEPTH))) {
         fifo.fill(0, 2 * at, 2 * (at + QUANTUM_FRAMES));
         Atomics.add(i32, v.peerI32(p, PEER_I32.UNDERRUNS), 1);
+        this.flags |= HeardFlag.UNDERRUN;
         return;
       }
       this.outage = false;
@@ -196,11 +201,13 @@ export class PeerPlayout {
     plc.conceal(fifo, at, QUANTUM_FRAMES, at, fit);
     if (plc.run <= PLC_FADE_QUANTA) Atomics.add(i32, v.peerI32(p, PEER_I32.CONCEALED), 1);
     if (ahead > 0) {
+      this.flags |= HeardFlag.CONCEALED;
       Atomics.add(i32, v.peerI32(p, PEER_I32.MISSED), 1);
       this.cursor = (cur + 1) >>> 0;
       Atomics.store(i32, v.peerI32(p, PEER_I32.CURSOR), (cur + 1) | 0);
     } else {
       Atomics.add(i32, v.peerI32(p, PEER_I32.UNDERRUNS), 1);
+      this.flags |= HeardFlag.UNDERRUN;
       this.holding = true;
       if (plc.run > PLC_FADE_QUANTA) this.outage = true;
     }
@@ -277,6 +284,7 @@ export class PeerPlayout {
     }
     Atomics.store(i32, v.taken(p, toSlot), to | 0);
     Atomics.add(i32, v.peerI32(p, PEER_I32.TRIMMED), k);
+    this.flags |= HeardFlag.TRIMMED;
     return to;
   }
 

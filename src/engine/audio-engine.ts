@@ -4,9 +4,9 @@
 
 import type { InputChannels } from '../shared/input-channels.ts';
 import { DEFAULT_DEPTH, DEFAULT_REDUNDANCY, SAMPLE_RATE } from '../shared/constants.ts';
-import { CAP_F32, PEER_F32, PLAY_F32, PLAY_I32, PlaybackViews, captureMeterView, createCaptureMemory, createPlaybackMemory } from '../shared/memory-layout.ts';
+import { CAP_F32, PEER_F32, PLAY_F32, PLAY_I32, PlaybackViews, captureMeterView, createCaptureMemory, createPlaybackMemory, type HeardMemory, type RecordMemory } from '../shared/memory-layout.ts';
 import type { TestOptions } from '../shared/worker-protocol.ts';
-import { CAPTURE_PROCESSOR, PLAYBACK_PROCESSOR, type CaptureProcessorOptions, type PlaybackProcessorOptions } from '../shared/worklet-options.ts';
+import { CAPTURE_PROCESSOR, PLAYBACK_PROCESSOR, type CaptureProcessorOptions, type PlaybackProcessorOptions, type ToPlaybackWorklet } from '../shared/worklet-options.ts';
 import captureWorkletUrl from '../../worklets/capture.worklet.ts?worker&url';
 import playbackWorkletUrl from '../../worklets/playback.worklet.ts?worker&url';
 import { setContextOutput } from './devices.ts';
@@ -80,6 +80,7 @@ export class AudioEngine {
     playback: PlaybackViews,
     capture: { node: AudioWorkletNode; source: MediaStreamAudioSourceNode } | null,
     private readonly channels: 1 | 2,
+    private readonly playbackNode: AudioWorkletNode,
   ) {
     this.stream = stream;
     this.captureNode = capture?.node ?? null;
@@ -147,7 +148,17 @@ export class AudioEngine {
     playbackNode.connect(context.destination);
     keepDeviceAwake(context);
     await context.resume();
-    return new AudioEngine(context, stream, capturePath, net, captureMeterView(capture), new PlaybackViews(playbackSab), worklet, opts.channels);
+    return new AudioEngine(context, stream, capturePath, net, captureMeterView(capture), new PlaybackViews(playbackSab), worklet, opts.channels, playbackNode);
+  }
+
+  /**
+   * A take starts (its record ring and heard ring) or stops (nulls). The network worker pushes our
+   * dry input and dates the first heard render at the speaker; the playback worklet pushes what it
+   * renders, per participant and mixed, while the heard block's ON is 1 (the caller sets it).
+   */
+  record(input: RecordMemory | null, heard: HeardMemory | null): void {
+    this.net.record(input, heard);
+    if (heard) this.playbackNode.port.postMessage({ type: 'record-heard', heard } satisfies ToPlaybackWorklet);
   }
 
   /** The input device id in use ('' where the browser does not say). */

@@ -3,7 +3,7 @@
 
 import type { InputChannels } from '../shared/input-channels.ts';
 import type { SendBits } from '../shared/wire.ts';
-import type { RecordMemory } from '../shared/memory-layout.ts';
+import type { HeardMemory, RecordMemory } from '../shared/memory-layout.ts';
 import type { FromWorker, InitMessage, PeerClosedReason, StatsMessage, ToWorker, TraceMessage } from '../shared/worker-protocol.ts';
 
 type Handlers = {
@@ -48,8 +48,8 @@ export class NetBridge {
 
   /** Hand an audio channel to the worker. Must run right after creation / inside ondatachannel. */
   /** `wire`: the highest audio wire version the peer decodes (its MemberState.wire, 1 if it does not say). */
-  addPeer(peerId: string, channel: RTCDataChannel, wire: number): void {
-    this.worker.postMessage({ type: 'add-peer', peerId, channel, wire } satisfies ToWorker, [channel as unknown as Transferable]);
+  addPeer(peerId: string, channel: RTCDataChannel, wire: number, track = 0): void {
+    this.worker.postMessage({ type: 'add-peer', peerId, channel, wire, track } satisfies ToWorker, [channel as unknown as Transferable]);
   }
   removePeer(peerId: string): void {
     this.post({ type: 'remove-peer', peerId });
@@ -99,9 +99,9 @@ export class NetBridge {
   setCaptureSource(readable: ReadableStream<AudioData>): void {
     this.worker.postMessage({ type: 'capture-source', readable } satisfies ToWorker, [readable as unknown as Transferable]);
   }
-  /** Push our dry input into a take's record ring (the recorder worker drains it), or stop (null). */
-  recordInput(memory: RecordMemory | null): void {
-    this.post({ type: 'record-input', memory });
+  /** A take: push our dry input into its record ring (the recorder worker drains it) and date its heard ring; or stop (nulls). */
+  record(input: RecordMemory | null, heard: HeardMemory | null): void {
+    this.post({ type: 'record', input, heard });
   }
   /** Which input channels become our capture's left and right (the track capture path). */
   setInputChannels(channels: InputChannels): void {

@@ -8,6 +8,7 @@ import type { NetBridge } from '../engine/net-bridge.ts';
 import { AUDIO_CHANNEL_INIT, AUDIO_CHANNEL_LABEL } from '../shared/audio-channel.ts';
 import type { AudioSdp, MemberState } from '../shared/signaling-protocol.ts';
 import type { Room } from './room.ts';
+import type { TrackRegistry } from './track-registry.ts';
 
 /** Publish the SDP once ICE gathering completes (all candidates inside), or after this long. */
 const GATHER_TIMEOUT_MS = 4000;
@@ -51,6 +52,8 @@ export class AudioMesh {
     private readonly room: Room,
     private readonly net: NetBridge,
     private readonly iceServers: RTCIceServer[],
+    /** Recording track numbers per participant, kept across their rejoins. */
+    private readonly tracks: TrackRegistry,
   ) {
     room.provider.awareness.on('change', this.sync);
     this.offs.push(net.on('peer-open', (id) => this.update(id, (m) => (m.audio = true))));
@@ -115,7 +118,7 @@ export class AudioMesh {
   private async offer(peerId: string, m: MemberState): Promise<void> {
     const link = this.createLink(peerId, m, Math.floor(Math.random() * 2 ** 31), true);
     const channel = link.pc.createDataChannel(AUDIO_CHANNEL_LABEL, AUDIO_CHANNEL_INIT);
-    this.net.addPeer(peerId, channel, m.wire ?? 1); // transferred before it opens: the page never sees a frame
+    this.net.addPeer(peerId, channel, m.wire ?? 1, this.tracks.trackFor(peerId, m)); // transferred before it opens: the page never sees a frame
     await link.pc.setLocalDescription(await link.pc.createOffer());
     await gathered(link.pc);
     if (this.links.get(peerId) !== link) return;
@@ -141,7 +144,7 @@ export class AudioMesh {
     this.refresh(link, m);
     this.links.set(peerId, link);
     pc.ondatachannel = (ev) => {
-      if (ev.channel.label === AUDIO_CHANNEL_LABEL) this.net.addPeer(peerId, ev.channel, m.wire ?? 1); // answering side: transfer at once
+      if (ev.channel.label === AUDIO_CHANNEL_LABEL) this.net.addPeer(peerId, ev.channel, m.wire ?? 1, this.tracks.trackFor(peerId, m)); // answering side: transfer at once
     };
     pc.onconnectionstatechange = () => {
       link.member.connection = pc.connectionState;
@@ -159,6 +162,7 @@ export class AudioMesh {
 
   private refresh(link: Link, m: MemberState): void {
     Object.assign(link.member, { name: m.name, role: m.role, instrument: m.instrument, selfMuted: m.muted, format: m.format });
+    this.tracks.rename(link.member.id, m.name);
     this.onchange();
   }
 

@@ -9,6 +9,7 @@ import type { StatsMessage } from '../shared/worker-protocol.ts';
 import { WIRE_VERSION, type SendBits } from '../shared/wire.ts';
 import { MAX_ROOM_TITLE, parseControlRequest, type MemberState, type MixState, type Role } from '../shared/signaling-protocol.ts';
 import { AudioEngine, type EngineOptions } from '../engine/audio-engine.ts';
+import { TrackRegistry, memberId } from './track-registry.ts';
 import { AudioMesh, type RemoteMember } from './audio-mesh.ts';
 import { DeviceChoice } from './device-choice.ts';
 import { effectiveIceServers } from './ice-servers.ts';
@@ -66,6 +67,8 @@ export class Session extends EventTarget {
     /** Absent in remote mode: a paired phone sends no audio and opens no microphone. */
     readonly engine?: AudioEngine,
     readonly mesh?: AudioMesh,
+    /** Recording track numbers of the participants we hear (a take's heard tracks). */
+    readonly tracks = new TrackRegistry(),
   ) {
     super();
     this.access = room.access;
@@ -96,13 +99,14 @@ export class Session extends EventTarget {
       const self: MemberState = {
         v: 1, name: identity.name.slice(0, 40), role: identity.role, instrument: identity.instrument.trim().slice(0, 40), muted: choices.muted,
         format: choices.channels === 1 ? 'mono' : 'stereo', kind: remote ? 'remote' : 'participant',
-        ...(remote ? { controls: identity.remoteOf! } : { audio: {}, mix: mixState(choices), bits: choices.bits, ...(__TUTTI_TEST__ && test?.wireV1 ? {} : { wire: WIRE_VERSION }) }),
+        ...(remote ? { controls: identity.remoteOf! } : { member: memberId(), audio: {}, mix: mixState(choices), bits: choices.bits, ...(__TUTTI_TEST__ && test?.wireV1 ? {} : { wire: WIRE_VERSION }) }),
       };
       room.setSelf(self);
       // The choices carried over from the last room (or the join form): mute, channels, resolution.
       engine?.net.setSend(choices.channels, choices.muted, choices.bits);
-      const mesh = engine ? new AudioMesh(room, engine.net, iceServers) : undefined;
-      const session = new Session(identity, choices, room, engine, mesh);
+      const tracks = new TrackRegistry();
+      const mesh = engine ? new AudioMesh(room, engine.net, iceServers, tracks) : undefined;
+      const session = new Session(identity, choices, room, engine, mesh, tracks);
       session.wire();
       // The remembered devices: a device that cannot be opened leaves the default in use, and says so.
       void session.devices?.start().catch((err: unknown) => session.dispatchEvent(new CustomEvent('error', { detail: `Audio devices: ${err instanceof Error ? err.message : String(err)}` })));

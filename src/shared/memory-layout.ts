@@ -118,6 +118,101 @@ export class RecordViews {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Recording what we hear: play --(ringbuf.js SPSC ring of variable-length records)--> recorder
+// ---------------------------------------------------------------------------------------------
+// Made by the page for one take, with the record ring above. While HEARD_I32.ON is 1 the playback
+// worklet pushes, after each render quantum, one record: every remote peer it rendered, before the
+// listener's gain (what that peer sounds like here, concealment and drift correction included),
+// and the mix as it left for the speaker. The recorder worker drains it every 50 ms into one track
+// per participant and the mix. A record is pushed whole or not at all (one push call, so the
+// reader never sees half of one), and each carries its render index, so a record the ring had no
+// room for shows as a jump in the index: the recorder fills it with silence and notes a gap.
+//
+// Record layout (Float32 elements; integers below 2^24 are exact):
+//   [0] n, the peer tracks in this record
+//   [1] the render index (PLAY_I32.QUANTA before this render) modulo 2^24
+//   n × { [0] track number (PEER_I32.TRACK), [1] HeardFlag bits, [2..] QUANTUM_SAMPLES samples }
+//   QUANTUM_SAMPLES samples of the mix
+
+/** Floats before the first track of a record, and before the samples of each track. */
+export const HEARD_RECORD_HEAD = 2;
+export const HEARD_TRACK_HEAD = 2;
+/** Floats of a record with `tracks` peer tracks. */
+export function heardRecordFloats(tracks: number): number {
+  return HEARD_RECORD_HEAD + tracks * (HEARD_TRACK_HEAD + QUANTUM_SAMPLES) + QUANTUM_SAMPLES;
+}
+/** The render index is carried modulo this (2^24 quanta = 12.4 h). */
+export const HEARD_INDEX_MOD = 1 << 24;
+/** The ring holds 2 s of records with this many peers (more peers: proportionally less time). */
+export const HEARD_RING_TRACKS = 8;
+export const HEARD_RING_QUANTA = 750;
+
+/** What happened to a peer's audio in one render quantum (a track's flag bits in a record). */
+export const HeardFlag = {
+  /** A frame was lost or late: concealment filled it. */
+  CONCEALED: 1,
+  /** Nothing newer had arrived: concealment (then silence) while playout waited. */
+  UNDERRUN: 2,
+  /** Playout skipped frames to get back to its target depth (a crossfaded splice). */
+  TRIMMED: 4,
+  /** Played at a rate other than 1 (drift correction): the samples are resampled, not the sender's. */
+  RESAMPLED: 8,
+} as const;
+
+/** Int32 fields of the heard control block. */
+export const HEARD_I32 = {
+  /** W page (Atomics.store: 1 starts a take, 0 stops it), R play at each render quantum. */
+  ON: 0,
+  /**
+   * W play (Atomics.store 1, after writing FIRST_FRAME, before pushing the first record), R net and
+   * recorder (Atomics.load; then FIRST_FRAME is valid).
+   */
+  STARTED: 1,
+  /** W play, once, before STARTED: the context frame (modulo 2^32) the first record's render started at. R net. */
+  FIRST_FRAME: 2,
+  /** W play (Atomics.add +1 per record it had no room for), R recorder (for the sidecar; the index jump says where). */
+  OVERFLOWS: 3,
+  /**
+   * W net (Atomics.store 1 after writing HEARD_F64.FIRST_SPEAKER_MS), R recorder (Atomics.load;
+   * then FIRST_SPEAKER_MS is valid). The recorder writes no heard track before this: it needs it to
+   * line them up with the input track.
+   */
+  SPEAKER_KNOWN: 4,
+  SIZE: 6,
+} as const;
+
+/** Float64 fields of the heard control block (after the Int32 block, 8-byte aligned). */
+export const HEARD_F64 = {
+  /** W net (before SPEAKER_KNOWN = 1): wall-clock ms at which FIRST_FRAME reached the speaker (workers/speaker-time.ts). R recorder. */
+  FIRST_SPEAKER_MS: 0,
+  SIZE: 1,
+} as const;
+
+export interface HeardMemory {
+  /** Backing store of the ringbuf.js ring; pass to `new RingBuffer(ring, Float32Array)`. */
+  ring: SharedArrayBuffer;
+  control: SharedArrayBuffer;
+}
+
+export function createHeardMemory(): HeardMemory {
+  return {
+    ring: RingBuffer.getStorageForCapacity(HEARD_RING_QUANTA * heardRecordFloats(HEARD_RING_TRACKS), Float32Array),
+    control: new SharedArrayBuffer(HEARD_I32.SIZE * 4 + HEARD_F64.SIZE * 8),
+  };
+}
+
+export class HeardViews {
+  readonly ring: RingBuffer;
+  readonly i32: Int32Array;
+  readonly f64: Float64Array;
+  constructor(mem: HeardMemory) {
+    this.ring = new RingBuffer(mem.ring, Float32Array);
+    this.i32 = new Int32Array(mem.control, 0, HEARD_I32.SIZE);
+    this.f64 = new Float64Array(mem.control, HEARD_I32.SIZE * 4, HEARD_F64.SIZE);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 // Playback: net --(per-peer de-jitter rings indexed by sequence)--> play
 // ---------------------------------------------------------------------------------------------
 // A FIFO is the wrong shape here: frames arrive reordered, late or twice, and playout must pick
@@ -226,6 +321,12 @@ export const PEER_I32 = {
    * after each fill window; 0 (a slot just claimed) reads as TRIM_EXCESS.
    */
   TRIM_ABOVE: 32,
+  /**
+   * W net (Atomics.store, before the STATE store that publishes the slot): the recording track of
+   * the participant this slot plays, the same number for them across leaving and rejoining
+   * (src/engine/track-registry.ts). R play, into each heard record (see "Recording what we hear").
+   */
+  TRACK: 33,
   SIZE: 34,
 } as const;
 

@@ -1,18 +1,51 @@
 // Messages across the page ↔ recorder-worker boundary, both directions, as discriminated unions.
-// No audio crosses here: the samples travel through the record ring (memory-layout.ts) straight
-// from the network worker to the recorder, which writes them to the Origin Private File System.
+// No audio crosses here: the samples travel through the record ring and the heard ring
+// (memory-layout.ts) straight from the network worker and the playback worklet to the recorder,
+// which writes them to the Origin Private File System.
 
-import type { RecordMemory } from './memory-layout.ts';
+import type { HeardMemory, RecordMemory } from './memory-layout.ts';
+
+/** What a span of a heard track holds other than the sender's samples as sent. */
+export type SpanKind = 'concealed' | 'underrun' | 'trimmed' | 'resampled';
+
+/** A run of frames of one track: where it starts on the take's timeline and how long it is. */
+export interface Span {
+  atFrame: number;
+  frames: number;
+}
 
 /** One file of a take. */
 export interface TrackInfo {
-  /** Shown and used as the download name, e.g. "input". */
+  /** Shown and used as the download name: "input", "mix", or the participant's name. */
   name: string;
   /** File name inside the take's folder. */
   file: string;
   bytes: number;
   /** Whole frames of audio in the file. */
   frames: number;
+  /** input: our microphone, dry; heard: one participant as we heard them, before our gain; mix: what our speaker played. (Absent: input, a take from before remote tracks.) */
+  kind?: 'input' | 'heard' | 'mix';
+  /** A heard track's number (src/room/track-registry.ts): the same participant keeps it across leaving and rejoining. */
+  track?: number;
+  /** A heard track: when the participant's audio was playing here (outside them: silence, they were away or not yet joined). */
+  present?: Span[];
+  /** A heard track: spans that are not the sender's samples as sent (concealment of lost or late frames, underruns, trims, drift-corrected playout). At most MAX_SPANS; `spansDropped` counts the rest. */
+  spans?: (Span & { kind: SpanKind })[];
+  spansDropped?: number;
+  /** A heard track: the participant's one-way delay, their microphone to our speaker, median over the take (ms), when measured. */
+  oneWayMs?: number;
+}
+
+/** How the heard tracks were lined up with the input track (both start at the take's frame 0). */
+export interface TakeAlignment {
+  /** Wall-clock ms the input's frame 0 was captured. */
+  inputStartMs: number;
+  /** Wall-clock ms the first heard frame reached the speaker. */
+  heardStartMs: number;
+  /** Where the first heard frame sits on the take's timeline (frames; negative: its first frames were cut). */
+  heardOffsetFrames: number;
+  /** 'speaker': from the output device's timestamps; 'none': no reading came in time, the heard tracks start at the input's frame 0 unaligned. */
+  by: 'speaker' | 'none';
 }
 
 /** A take as its sidecar (take.json) describes it. */
@@ -26,8 +59,11 @@ export interface TakeInfo {
   bitsPerSample: 24;
   channels: 2;
   tracks: TrackInfo[];
-  /** Spans written as silence because the recorder fell behind by more than its ring (frames). */
-  gaps: { atFrame: number; frames: number }[];
+  /** Spans written as silence because the recorder fell behind by more than its ring (frames; input track). */
+  gaps: Span[];
+  /** The same for the heard tracks and the mix (absent in takes from before remote tracks). */
+  heardGaps?: Span[];
+  alignment?: TakeAlignment;
   /** 'recording' while open; 'complete' after a stop; 'recovered' when a later start repaired it after a crash. */
   state: 'recording' | 'complete' | 'recovered';
   /** Why it ended, when it did not end by a press of Stop. */
@@ -39,9 +75,20 @@ export interface StartRecordingMessage {
   id: string;
   title: string;
   input: RecordMemory;
+  /** What the playback worklet renders, per participant and mixed (null: the input alone). */
+  heard: HeardMemory | null;
+  /** Names of the heard tracks known so far, by track number. */
+  names: Record<number, string>;
+}
+/** A heard track's participant is known or renamed (sent as they join, before their audio can arrive). */
+export interface TrackNamesMessage {
+  type: 'track-names';
+  names: Record<number, string>;
 }
 export interface StopRecordingMessage {
   type: 'stop';
+  /** Each heard track's one-way delay (median over the take, ms), by track number. */
+  oneWayMs: Record<number, number>;
 }
 /** Repair the takes a crash left open, then answer `takes`. */
 export interface RecoverMessage {
@@ -54,7 +101,14 @@ export interface DeleteTakeMessage {
   type: 'delete';
   id: string;
 }
-export type ToRecorder = StartRecordingMessage | StopRecordingMessage | RecoverMessage | ListTakesMessage | DeleteTakeMessage;
+/** Build one archive of a finished take (every track and the sidecar); answered by `archive`. */
+export interface ArchiveTakeMessage {
+  type: 'archive';
+  id: string;
+  /** Heard tracks moved earlier by each participant's one-way delay (lined up with when they played). */
+  asPlayed: boolean;
+}
+export type ToRecorder = StartRecordingMessage | TrackNamesMessage | StopRecordingMessage | ArchiveTakeMessage | RecoverMessage | ListTakesMessage | DeleteTakeMessage;
 
 /** Once a second while recording. */
 export interface RecordingStatusMessage {
@@ -81,8 +135,16 @@ export interface TakesMessage {
   /** Ids of the takes `recover` repaired just now. */
   recovered: string[];
 }
+export interface ArchiveMessage {
+  type: 'archive';
+  id: string;
+  /** The download's file name. */
+  name: string;
+  /** The ZIP, made of the take's files (read lazily by the browser). */
+  blob: Blob;
+}
 export interface RecorderErrorMessage {
   type: 'error';
   message: string;
 }
-export type FromRecorder = RecordingStatusMessage | RecordingStoppedMessage | TakesMessage | RecorderErrorMessage;
+export type FromRecorder = RecordingStatusMessage | RecordingStoppedMessage | TakesMessage | ArchiveMessage | RecorderErrorMessage;

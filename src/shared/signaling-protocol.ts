@@ -112,6 +112,12 @@ export interface MemberState {
   wire?: number;
   /** 'participant' sends and receives audio; 'remote' is a phone controlling one participant. */
   kind: 'participant' | 'remote';
+  /**
+   * A random id the member's browser keeps (localStorage) across rooms and restarts: the same
+   * person leaving and rejoining is recognised by it (a take keeps one track for them). Absent in
+   * apps before it; they are recognised by name.
+   */
+  member?: string;
   /** For a remote: the client id it controls. */
   controls?: number;
   /** Audio SDP mailbox, keyed by the addressee's client id (a participant only). */
@@ -142,6 +148,7 @@ export function parseMemberState(data: unknown): MemberState | null {
   if (d['controls'] !== undefined && !num(d['controls'])) return null;
   if (d['bits'] !== undefined && d['bits'] !== 16 && d['bits'] !== 24) return null;
   if (d['wire'] !== undefined && !(num(d['wire']) && Number.isInteger(d['wire']) && d['wire'] >= 1)) return null;
+  if (d['member'] !== undefined && !str(d['member'], 64)) return null;
   const audio: Record<string, AudioSdp> = {};
   if (typeof d['audio'] === 'object' && d['audio'] !== null) {
     for (const [k, v] of Object.entries(d['audio'] as Record<string, unknown>)) {

@@ -3,7 +3,7 @@
 // worker owns. Control messages only; stats once per second (1 Hz), never per frame.
 
 import type { InputChannels } from './input-channels.ts';
-import type { CaptureMemory, RecordMemory } from './memory-layout.ts';
+import type { CaptureMemory, HeardMemory, RecordMemory } from './memory-layout.ts';
 import type { SendBits } from './wire.ts';
 
 /** Test-only switches; never set by the UI. */
@@ -42,6 +42,8 @@ export interface AddPeerMessage {
   channel: RTCDataChannel;
   /** The highest audio wire version the peer decodes (MemberState.wire; 1 for an app that does not say). */
   wire: number;
+  /** The participant's recording track (src/room/track-registry.ts; 0: none), stored in the slot as PEER_I32.TRACK. */
+  track: number;
 }
 export interface RemovePeerMessage {
   type: 'remove-peer';
@@ -90,10 +92,15 @@ export interface SetSendMessage {
   /** Sample resolution: PCM16 (the default) or PCM24 (to peers that decode it; PCM16 to the others). */
   bits: SendBits;
 }
-/** Push every captured quantum, dry (before the input gain), into this record ring for the recorder worker; null stops. */
-export interface RecordInputMessage {
-  type: 'record-input';
-  memory: RecordMemory | null;
+/**
+ * A take starts or stops (null). `input`: push every captured quantum, dry (before the input gain),
+ * into this record ring for the recorder worker. `heard`: the heard ring's control block, where the
+ * worker dates the first heard record at the speaker (HEARD_I32.SPEAKER_KNOWN).
+ */
+export interface RecordMessage {
+  type: 'record';
+  input: RecordMemory | null;
+  heard: HeardMemory | null;
 }
 export interface SetMasterGainMessage {
   type: 'set-master-gain';
@@ -137,7 +144,7 @@ export type ToWorker =
   | SetTraceMessage
   | GetTraceMessage
   | SetSendMessage
-  | RecordInputMessage
+  | RecordMessage
   | SetMasterGainMessage
   | CaptureSourceMessage
   | SetInputChannelsMessage

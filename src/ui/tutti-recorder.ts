@@ -1,13 +1,15 @@
-// <tutti-recorder>: record your input (in the room) and the list of takes on this device (in the
-// room and on the join screen): elapsed time, size and storage left while recording, a warning
-// before the storage runs out, and per take its tracks to download and a delete button. The work
-// happens in the recorder worker (src/engine/recorder-bridge.ts); this view only shows its state.
+// <tutti-recorder>: record a take (in the room: your input, each participant as you hear them, and
+// the mix) and the list of takes on this device (in the room and on the join screen): elapsed
+// time, size and storage left while recording, a warning before the storage runs out, and per take
+// its tracks to download (heard tracks also shifted by their one-way delay) and a delete button.
+// The work happens in the recorder worker (src/engine/recorder-bridge.ts); this view only shows its state.
 
 import { LitElement, css, html, nothing } from 'lit';
 import { customElement, property } from 'lit/decorators.js';
-import type { NetBridge } from '../engine/net-bridge.ts';
+import type { AudioEngine } from '../engine/audio-engine.ts';
 import type { RecorderBridge } from '../engine/recorder-bridge.ts';
-import type { TakeInfo } from '../shared/recorder-protocol.ts';
+import type { TrackRegistry } from '../room/track-registry.ts';
+import type { TakeInfo, TrackInfo } from '../shared/recorder-protocol.ts';
 
 @customElement('tutti-recorder')
 export class TuttiRecorder extends LitElement {
@@ -27,8 +29,10 @@ export class TuttiRecorder extends LitElement {
   `;
 
   @property({ attribute: false }) recorder: RecorderBridge | undefined;
-  /** The network worker whose input a take records (in the room), or undefined (list only). */
-  @property({ attribute: false }) net: NetBridge | undefined;
+  /** The engine whose input and playback a take records (in the room), or undefined (list only). */
+  @property({ attribute: false }) engine: AudioEngine | undefined;
+  /** The room's participants' track numbers. */
+  @property({ attribute: false }) tracks: TrackRegistry | undefined;
   /** The take's title: the room's name. */
   @property() takeTitle = '';
   private readonly onChange = (): void => this.requestUpdate();
@@ -50,16 +54,17 @@ export class TuttiRecorder extends LitElement {
   override render() {
     const r = this.recorder;
     if (!r) return nothing;
-    const net = this.net;
+    const engine = this.engine;
+    const tracks = this.tracks;
     const st = r.status;
     return html`
-      ${net
+      ${engine && tracks
         ? html`<div class="row">
-            <button aria-pressed=${String(r.recording !== null)} @click=${() => (r.recording ? void r.stop() : r.start(net, this.takeTitle))}>
+            <button aria-pressed=${String(r.recording !== null)} @click=${() => (r.recording ? void r.stop() : r.start(engine, tracks, this.takeTitle))}>
               ${r.recording ? 'Stop recording' : 'Record a take'}</button>
             ${r.recording
               ? html`<span class="rec" data-testid="recording-status">● ${clock(st?.seconds ?? 0)} · ${megabytes(st?.bytes ?? 0)}${st?.storageLeftBytes != null ? html` · ${megabytes(st.storageLeftBytes)} free` : nothing}</span>`
-              : html`<span class="note">Records your input, dry, as a 24-bit WAV on this device.</span>`}
+              : html`<span class="note">Records your input (dry), each participant as you hear them, and the mix: 24-bit WAVs on this device, lined up.</span>`}
           </div>`
         : nothing}
       ${st?.warning ? html`<p class="notice" role="alert">${st.warning}</p>` : nothing}
@@ -80,11 +85,24 @@ export class TuttiRecorder extends LitElement {
       ${live
         ? html`<span class="note">recording…</span>`
         : html`<div class="row">
-            ${t.tracks.map((tr) => html`<button @click=${() => void r.download(t, tr)}>Download ${tr.name} (${megabytes(tr.bytes)})</button>`)}
+            ${t.tracks.map((tr) => html`<button @click=${() => void r.download(t, tr)} title=${trackTitle(tr)}>Download ${tr.name} (${megabytes(tr.bytes)})</button>`)}
+            <button @click=${() => r.downloadArchive(t, false)} title="Every track and the take's details (take.json) in one ZIP">Download all (ZIP)</button>
+            ${t.tracks.some((tr) => tr.oneWayMs !== undefined)
+              ? html`<button @click=${() => r.downloadArchive(t, true)} title="Each participant's track moved earlier by their one-way delay to you: lined up with when they played it, not when you heard it">Download all as played (ZIP)</button>`
+              : nothing}
             <button @click=${() => r.delete(t.id)}>Delete take</button>
           </div>`}
     </li>`;
   }
+}
+
+/** What a track holds, for its button's tooltip. */
+function trackTitle(tr: TrackInfo): string {
+  if (tr.kind === 'mix') return 'What your speaker played: everyone, at your mix settings';
+  if (tr.kind !== 'heard') return 'Your input, dry (before the input gain)';
+  const spans = tr.spans ?? [];
+  const concealed = spans.filter((s) => s.kind === 'concealed' || s.kind === 'underrun').length;
+  return `${tr.name} as you heard them, before your volume${tr.oneWayMs !== undefined ? `; ${tr.oneWayMs} ms from their microphone to your speaker` : ''}${concealed ? `; ${concealed} concealed span(s)` : ''}`;
 }
 
 function clock(seconds: number): string {

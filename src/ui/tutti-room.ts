@@ -178,7 +178,7 @@ export class TuttiRoom extends LitElement {
             </label>
           </div>
           <tutti-devices .devices=${s.devices}></tutti-devices>
-          <tutti-recorder .recorder=${this.recorder} .net=${engine?.net} .takeTitle=${s.identity.room}></tutti-recorder>
+          <tutti-recorder .recorder=${this.recorder} .engine=${engine} .tracks=${s.tracks} .takeTitle=${s.identity.room}></tutti-recorder>
           <label>Mix output
             ${levels().clipped > 0 ? html`<span class="clip" title="The mix exceeded full scale and was clipped; turn the output or a peer down.">CLIP (${levels().clipped} samples)</span>` : nothing}
             <tutti-meter .read=${() => levels().master} label="Mix output level"></tutti-meter></label>
