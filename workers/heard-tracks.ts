@@ -18,6 +18,8 @@ import { WAV_FRAME_BYTES, WAV_HEADER_BYTES, WavTrackWriter, type SyncFile } from
 
 /** Frames staged per track before one write (0.33 s). */
 export const STAGE_FRAMES = 125 * QUANTUM_FRAMES;
+/** Render quanta a glitch flagged in one render can sound in (that one and the next two; see note()). */
+export const GLITCH_REACH_QUANTA = 3;
 /** Spans kept per track in the sidecar; more are counted (spansDropped). */
 export const MAX_SPANS = 10_000;
 /** Without a speaker reading this long after the first record, the heard tracks start unaligned at frame 0. */
@@ -117,22 +119,32 @@ class StagedTrack {
     if (last && last.atFrame + last.frames === at) last.frames += frames;
     else present.push({ atFrame: at, frames });
     if (flags === 0) return;
+    // A glitch flagged in this render can sound in the next two as well: the quantum playout
+    // pulled (or concealed) here is played from its FIFO partly in this render and partly in the
+    // next, and the crossfade back from concealment touches the quantum pulled after it. The span
+    // covers every frame it can have touched.
+    const spanEnd = pos + GLITCH_REACH_QUANTA * QUANTUM_FRAMES;
     const spans = (this.info.spans ??= []);
     for (const [bit, kind] of KINDS) {
       if ((flags & bit) === 0) continue;
       let merged = false;
       for (let i = spans.length - 1; i >= 0 && i >= spans.length - KINDS.length; i--) {
         const s = spans[i]!;
-        if (s.kind === kind && s.atFrame + s.frames === at) {
-          s.frames += frames;
+        if (s.kind === kind && s.atFrame + s.frames >= at) {
+          s.frames = Math.max(s.frames, spanEnd - s.atFrame);
           merged = true;
           break;
         }
       }
       if (merged) continue;
-      if (spans.length < MAX_SPANS) spans.push({ kind, atFrame: at, frames });
+      if (spans.length < MAX_SPANS) spans.push({ kind, atFrame: at, frames: spanEnd - at });
       else this.info.spansDropped = (this.info.spansDropped ?? 0) + 1;
     }
+  }
+
+  /** The take ends at frame `end`: no span reaches past it. */
+  clampSpans(end: number): void {
+    for (const s of this.info.spans ?? []) s.frames = Math.max(0, Math.min(s.frames, end - s.atFrame));
   }
 }
 
@@ -315,6 +327,7 @@ export class HeardTracks {
     for (const t of [...(this.mix ? [this.mix] : []), ...this.tracks.values()]) {
       try {
         t.padTo(end);
+        t.clampSpans(end);
         t.close();
       } catch (err) {
         first ??= err;

@@ -266,6 +266,7 @@ class NetWorker {
       sent: s.sent,
       sendFramesPerSecond: Math.round((s.sent - this.lastSent) / seconds),
       captureOverflows: Atomics.load(this.cap.i32, CAP_I32.OVERFLOWS),
+      captureLostFrames: this.sender.capturedLost,
       workerCpuMsPerSecond: Math.round(((s.busyMs + this.receiver.busyMs) / seconds) * 100) / 100,
       kbpsOut: this.peerList.length ? Math.round((s.bytesOut * 8) / this.peerList.length / seconds / 1000) : 0,
       redundancy: s.redundancyFrames,

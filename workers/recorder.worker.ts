@@ -38,6 +38,7 @@ class ActiveTake {
   readonly views: RecordViews;
   private readonly chunk = new Float32Array(CHUNK_QUANTA * QUANTUM_SAMPLES);
   private overflowsSeen = 0;
+  private lostSeen = 0;
   private storageLeft: number | null = null;
   private warning: string | null = null;
   private readonly timers: ReturnType<typeof setInterval>[];
@@ -77,8 +78,14 @@ class ActiveTake {
     return Atomics.load(this.views.i32, REC_I32.STARTED) === 1 ? this.views.f64[REC_F64.FIRST_CAPTURE_MS]! : null;
   }
 
-  private drainAll(): void {
+  private drainAll(final = false): void {
     const ring = this.views.ring;
+    const lost = Atomics.load(this.views.i32, REC_I32.LOST_FRAMES);
+    if (lost !== this.lostSeen) {
+      // The microphone's stream lost frames; the network worker put as much silence in the ring.
+      this.info.gaps.push({ atFrame: this.input.frames + Math.floor(ring.available_read() / 2), frames: lost - this.lostSeen });
+      this.lostSeen = lost;
+    }
     const overflows = Atomics.load(this.views.i32, REC_I32.OVERFLOWS);
     if (overflows !== this.overflowsSeen) {
       // The ring was full: those quanta are lost; silence keeps the track aligned with the clock.
@@ -92,6 +99,11 @@ class ActiveTake {
       if (quanta === 0) break;
       ring.pop(this.chunk, quanta * QUANTUM_SAMPLES);
       this.input.append(this.chunk, quanta * QUANTUM_FRAMES);
+    }
+    const rest = ring.available_read() & ~1; // frames of a partial quantum (after silence for a loss)
+    if (final && rest > 0) {
+      ring.pop(this.chunk, rest);
+      this.input.append(this.chunk, rest / 2);
     }
     this.heard?.drain(performance.now());
   }
@@ -139,7 +151,7 @@ class ActiveTake {
         await this.heard?.settle();
         this.drainAll();
         await this.heard?.settle(); // a track that joined in the last 50 ms
-        this.drainAll();
+        this.drainAll(true);
         if (this.heard?.failure) throw this.heard.failure;
         // Every track as long as the longest: the input and the heard tracks run on two clocks.
         const end = Math.max(this.input.frames, this.heard?.end ?? 0);

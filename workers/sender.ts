@@ -6,7 +6,7 @@
 // its channel's backlog is too old to play in time. Allocation-free per frame (test options aside).
 
 import type { InputChannels } from '../src/shared/input-channels.ts';
-import { LOOPBACK_MARKER, MAX_REDUNDANCY, METER_DECAY_PER_QUANTUM, QUANTUM_MS, QUANTUM_SAMPLES } from '../src/shared/constants.ts';
+import { LOOPBACK_MARKER, MAX_REDUNDANCY, METER_DECAY_PER_QUANTUM, QUANTUM_FRAMES, QUANTUM_MS, QUANTUM_SAMPLES } from '../src/shared/constants.ts';
 import { CAP_F32, CAP_I32, REC_F64, REC_I32, RecordViews, type CaptureViews, type RecordMemory } from '../src/shared/memory-layout.ts';
 import { seqAdd } from '../src/shared/seq.ts';
 import { SampleFormat, VERSION_PCM24, encodePacket, formatOfBits, packetBytes, type SendBits } from '../src/shared/wire.ts';
@@ -45,6 +45,9 @@ export class Sender {
   private readonly track: TrackCapture;
   /** The record ring of the take being recorded (our input, dry), or null. */
   private record: RecordViews | null = null;
+  /** Frames the microphone's stream lost since the start (track-capture.ts onLost). */
+  capturedLost = 0;
+  private readonly silence = new Float32Array(QUANTUM_SAMPLES);
   private recordStarted = false;
   private inputPeak = 0;
   private muted = false;
@@ -75,6 +78,7 @@ export class Sender {
       },
       onEnd: onCaptureEnd,
       onSwitched: onCaptureSwitched,
+      onLost: (frames) => this.inputLost(frames),
     });
     this.wakeSeen = Atomics.load(cap.i32, CAP_I32.WAKE);
     this.armWake();
@@ -88,6 +92,25 @@ export class Sender {
 
     setCaptureSource(readable: ReadableStream<AudioData>): void {
     this.track.start(readable);
+  }
+
+  /**
+   * The microphone's stream lost `frames` frames (track-capture.ts). Counted; a take records that
+   * much silence (and a gap), so its input track keeps time with the clock and with the heard
+   * tracks. (The quantum being assembled when the loss showed holds up to 127 frames from before
+   * it, which land after the silence: the take is off by under 2.7 ms within the gap, exact after.)
+   */
+  private inputLost(frames: number): void {
+    this.capturedLost += frames;
+    const rec = this.record;
+    if (!rec || !this.recordStarted) return;
+    const silence = this.silence;
+    for (let left = frames; left > 0; left -= QUANTUM_FRAMES) {
+      const n = Math.min(QUANTUM_FRAMES, left) * 2;
+      if (rec.ring.available_write() >= n) rec.ring.push(silence, n);
+      else Atomics.add(rec.i32, REC_I32.OVERFLOWS, 1);
+    }
+    Atomics.add(rec.i32, REC_I32.LOST_FRAMES, frames);
   }
 
   /** Start (a take's record memory) or stop (null) pushing our dry input into a record ring. */

@@ -23,6 +23,13 @@ export interface CaptureSink {
   onEnd(reason: string): void;
   /** A new source (start() while one ran) delivered its first buffer and replaced the old one. */
   onSwitched(): void;
+  /**
+   * The stream skipped `frames` frames before the buffer about to be delivered: Chromium's track
+   * processor drops its oldest buffers when this worker falls behind by its whole queue (seen with
+   * three browsers on two cores as a peer rejoined: one 480-frame buffer). Seen from the capture
+   * timestamps (LossWatch), up to LOSS_WINDOW_BUFFERS buffers after it happened.
+   */
+  onLost(frames: number): void;
 }
 
 export class TrackCapture {
@@ -33,6 +40,7 @@ export class TrackCapture {
   /** The quantum being assembled (stereo interleaved) and how many frames it holds. */
   private readonly frame = new Float32Array(QUANTUM_FRAMES * BUS_CHANNELS);
   private filled = 0;
+  private readonly loss = new LossWatch();
   /** Capture time of `frame`'s first frame, µs (wall clock). */
   private frameUs = 0;
   /** copyTo options, reused for every buffer. */
@@ -55,6 +63,7 @@ export class TrackCapture {
     else {
       this.reader = reader;
       this.filled = 0;
+      this.loss.reset();
     }
     void this.pump(reader);
   }
@@ -75,6 +84,7 @@ export class TrackCapture {
           this.reader = reader;
           this.pending = null;
           if (old) void old.cancel().catch(() => {});
+          this.loss.reset(); // another device: its own timeline
           this.sink.onSwitched();
         }
         if (reader !== this.reader) {
@@ -108,6 +118,7 @@ export class TrackCapture {
     this.reader = this.pending;
     this.pending = null;
     if (!this.reader) return false;
+    this.loss.reset();
     this.sink.onSwitched();
     return true;
   }
@@ -128,6 +139,8 @@ export class TrackCapture {
     // AudioData.timestamp is the capture time of the buffer's first frame on this worker's
     // performance timeline (µs); the wire carries wall-clock µs.
     const firstUs = performance.timeOrigin * 1000 + data.timestamp;
+    const lost = this.loss.add(firstUs, n);
+    if (lost > 0) this.sink.onLost(lost);
     const frame = this.frame;
     for (let i = 0; i < n; i++) {
       if (this.filled === 0) this.frameUs = firstUs + (i * 1e6) / SAMPLE_RATE;
@@ -139,5 +152,62 @@ export class TrackCapture {
         this.sink.onQuantum(frame, Math.round(this.frameUs));
       }
     }
+  }
+}
+
+/** Capture buffers per loss window (about half a second at 480 frames). */
+export const LOSS_WINDOW_BUFFERS = 50;
+
+/**
+ * Buffers the track lost, from their timestamps. A single timestamp is no proof: measured here
+ * (Chromium 156, a page feeding the track from an AudioContext), they jump back and forth by a
+ * whole buffer with nothing lost. What a loss does is move all later timestamps ahead of the
+ * frames delivered, for good. So: per buffer, how far the timestamp is ahead of the frames
+ * delivered since the start; per window, the lowest of that; a window whose lowest is at least
+ * half a buffer above the last window's is a loss, of whole buffers. Drift between the device's
+ * clock and the wall clock (under 5 frames a second at 100 ppm) is followed window by window.
+ */
+export class LossWatch {
+  private startUs = 0;
+  private frames = 0;
+  private base: number | null = null;
+  private windowMin = Infinity;
+  private count = 0;
+  private started = false;
+
+  reset(): void {
+    this.started = false;
+    this.base = null;
+    this.windowMin = Infinity;
+    this.count = 0;
+  }
+
+  /** A buffer of `n` frames captured at `firstUs`; returns the frames lost before it was seen (0 mostly). */
+  add(firstUs: number, n: number): number {
+    if (!this.started) {
+      this.started = true;
+      this.startUs = firstUs;
+      this.frames = 0;
+    }
+    const ahead = ((firstUs - this.startUs) * SAMPLE_RATE) / 1e6 - this.frames;
+    this.frames += n;
+    if (ahead < this.windowMin) this.windowMin = ahead;
+    if (++this.count < LOSS_WINDOW_BUFFERS) return 0;
+    const low = this.windowMin;
+    this.windowMin = Infinity;
+    this.count = 0;
+    if (this.base === null) {
+      this.base = low;
+      return 0;
+    }
+    const step = low - this.base;
+    if (step < n / 2) {
+      this.base = low; // drift (or a window of early timestamps): follow it
+      return 0;
+    }
+    const lost = Math.round(step / n) * n;
+    this.frames += lost; // the silence the sink records in their place counts as delivered
+    this.base = low - lost;
+    return lost;
   }
 }

@@ -83,7 +83,12 @@ export const REC_I32 = {
   OVERFLOWS: 0,
   /** W net (Atomics.store 1 after writing REC_F64.FIRST_CAPTURE_MS, before the first push), R recorder (Atomics.load; then FIRST_CAPTURE_MS is valid). */
   STARTED: 1,
-  SIZE: 2,
+  /**
+   * W net (Atomics.add, after pushing as many frames of silence): frames the microphone's stream
+   * lost (workers/track-capture.ts onLost). R recorder (a gap in the take's sidecar).
+   */
+  LOST_FRAMES: 2,
+  SIZE: 4,
 } as const;
 
 /** Float64 fields of the record control block (after the Int32 block, 8-byte aligned). */

@@ -239,6 +239,8 @@ export interface StatsMessage {
   sendFramesPerSecond: number;
   /** Quanta the capture worklet dropped because the worker fell behind by a whole ring. */
   captureOverflows: number;
+  /** Frames the microphone's track lost because the worker fell behind its queue (the track capture path). */
+  captureLostFrames: number;
   /** Worker busy time spent on audio per wall second, ms. */
   workerCpuMsPerSecond: number;
   /** Sent payload rate per peer, kbit/s (including redundancy). */

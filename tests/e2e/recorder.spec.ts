@@ -9,19 +9,30 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { TakeInfo, TrackInfo } from '../../src/shared/recorder-protocol.ts';
+import { entryNames, shiftFrames } from '../../workers/take-export.ts';
+import { LOSS_WINDOW_BUFFERS } from '../../workers/track-capture.ts';
 import { joinRoom, launchPeer, launchPersistentPeer, type PeerBrowser } from '../support/browsers.ts';
 import { feedExactInput } from '../support/exact-input.ts';
 import { startServer, type RunningServer } from '../support/server.ts';
+import { stats, waitForPeers } from '../support/stats.ts';
 import { matchRecording, readWavPcm, recordingPcm } from '../support/wav-match.ts';
-import { writeToneWav } from '../support/wav.ts';
+import { tonePower, writeToneWav } from '../support/wav.ts';
+import { readStoredZip } from '../support/zip-read.ts';
 
 const tmp = join(import.meta.dirname, '..', '.tmp');
 let server: RunningServer;
 let input = '';
+let bobWav = '';
+let carolWav = '';
 
 test.beforeAll(async () => {
   mkdirSync(tmp, { recursive: true });
   input = writeToneWav(join(tmp, 'recorder-input24.wav'), { leftHz: 440, rightHz: 660, seconds: 5, bits: 24, noise: 0.01 });
+  // The others send 16-bit (the default): a heard track is their samples, each × 256 at 24 bits.
+  // Quieter, so their sum in the mix stays under full scale but where both markers meet.
+  bobWav = writeToneWav(join(tmp, 'recorder-bob.wav'), { leftHz: 220, rightHz: 330, seconds: 7, amplitude: 0.2, noise: 0.01 });
+  carolWav = writeToneWav(join(tmp, 'recorder-carol.wav'), { leftHz: 550, rightHz: 770, seconds: 6, amplitude: 0.2, noise: 0.01 });
   server = await startServer();
 });
 test.afterAll(async () => {
@@ -51,8 +62,14 @@ async function downloadInput(page: Page, take: string): Promise<Buffer> {
 
 function judge(file: Buffer, label: string) {
   const rec = recordingPcm(file);
-  const m = matchRecording(readWavPcm(input), rec.samples);
-  console.log(`${label}: ${(m.frames / 48_000).toFixed(2)} s, ${JSON.stringify(m)}`);
+  // Every track of a take is as long as the longest (the heard ones run on the output's clock):
+  // the input may end in a little silence.
+  let end = rec.samples.length / 2;
+  while (end > 0 && rec.samples[2 * end - 1] === 0 && rec.samples[2 * end - 2] === 0) end--;
+  const trailing = rec.samples.length / 2 - end;
+  const m = matchRecording(readWavPcm(input), rec.samples.subarray(0, 2 * end));
+  console.log(`${label}: ${(m.frames / 48_000).toFixed(2)} s (then ${trailing} frames of silence to the take's end), ${JSON.stringify(m)}`);
+  expect(trailing / 48_000, 'padding to the take\'s end is short').toBeLessThan(0.5);
   expect(rec.sampleRate).toBe(48_000);
   expect(m.leadingSilence, 'the take starts with the input, not seconds of silence').toBeLessThan(48_000 / 2);
   expect(m.misses, 'every frame after the first sound is a frame of the input, all 24 bits').toEqual([]);
@@ -142,5 +159,195 @@ test('a browser killed mid-take: the next start recovers the take into a valid W
   } finally {
     await second?.close();
     rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
+  }
+});
+
+/** A heard track's runs that must be the sender's samples as sent: where they were present, minus every flagged span. */
+function cleanRuns(t: TrackInfo): [number, number][] {
+  const runs: [number, number][] = [];
+  for (const p of t.present ?? []) {
+    let a = p.atFrame;
+    const end = p.atFrame + p.frames;
+    const cuts = (t.spans ?? []).filter((s) => s.atFrame < end && s.atFrame + s.frames > a).sort((x, y) => x.atFrame - y.atFrame);
+    for (const c of cuts) {
+      if (c.atFrame > a) runs.push([a, c.atFrame]);
+      a = Math.max(a, c.atFrame + c.frames);
+    }
+    if (end > a) runs.push([a, end]);
+  }
+  return runs;
+}
+
+test('a band take: each participant as heard and the mix on one timeline, to the sample; a participant who leaves and rejoins keeps one track; one archive, as heard or as played', async () => {
+  test.setTimeout(240_000);
+  const peers: PeerBrowser[] = [];
+  try {
+    const [alice, bob, carol] = await Promise.all([launchPeer(), launchPeer(), launchPeer()]);
+    peers.push(alice, bob, carol);
+    await feedExactInput(alice.page, input);
+    await feedExactInput(bob.page, bobWav);
+    await feedExactInput(carol.page, carolWav);
+    await joinRoom(alice.page, server.url, 'rec-band', 'Alice');
+    await joinRoom(bob.page, server.url, 'rec-band', 'Bob');
+    await joinRoom(carol.page, server.url, 'rec-band', 'Carol');
+    await waitForPeers(alice.page, 2);
+
+    await alice.page.getByRole('button', { name: 'Record a take' }).click();
+    await expect.poll(() => recordedSeconds(alice.page), { timeout: 30_000, intervals: [500] }).toBeGreaterThanOrEqual(6);
+    // Bob drops out mid-take and comes back (a new room client, a new audio slot at Alice's).
+    await bob.page.getByRole('button', { name: 'Leave' }).click();
+    await expect.poll(async () => (await stats(alice.page))?.peers.length ?? -1, { timeout: 30_000, intervals: [250] }).toBe(1);
+    await alice.page.waitForTimeout(2000);
+    await joinRoom(bob.page, server.url, 'rec-band', 'Bob');
+    await waitForPeers(alice.page, 2);
+    await expect.poll(() => recordedSeconds(alice.page), { timeout: 60_000, intervals: [500] }).toBeGreaterThanOrEqual(20);
+    const oneWayShown = ((await stats(alice.page))?.peers ?? []).map((p) => p.oneWayMs?.p50 ?? null);
+    await alice.page.getByRole('button', { name: 'Stop recording' }).click();
+
+    const item = alice.page.locator('li[data-take]');
+    await expect(item).toHaveCount(1);
+    const takeId = (await item.getAttribute('data-take'))!;
+    for (const name of ['input', 'mix', 'Bob', 'Carol']) await expect(item.getByRole('button', { name: new RegExp(`^Download ${name} \\(`) })).toHaveCount(1);
+    const download = async (label: RegExp): Promise<Buffer> => {
+      const [dl] = await Promise.all([alice.page.waitForEvent('download'), item.getByRole('button', { name: label }).click()]);
+      return readFileSync((await dl.path())!);
+    };
+    const zipped = readStoredZip(await download(/^Download all \(ZIP\)/));
+    const take = JSON.parse(zipped.get(`${takeId}/take.json`)!.toString('utf8')) as TakeInfo;
+    const names = entryNames(take);
+    const file = (t: TrackInfo): Buffer => zipped.get(`${takeId}/${names[take.tracks.indexOf(t)]}`)!;
+    console.log(`take: ${JSON.stringify({ alignment: take.alignment, heardGaps: take.heardGaps, gaps: take.gaps, oneWayShown })}`);
+    for (const t of take.tracks) console.log(`  ${t.kind} ${t.name}: ${t.frames} frames, present ${JSON.stringify(t.present ?? null)}, ${t.spans?.length ?? 0} spans ${JSON.stringify((t.spans ?? []).slice(0, 6))}, one-way ${t.oneWayMs ?? '–'} ms`);
+
+    // One track per participant: Bob's return is in the same track, under the same name.
+    expect(take.tracks.map((t) => `${t.kind}:${t.name}`).sort()).toEqual(['heard:Bob', 'heard:Carol', 'input:input', 'mix:mix']);
+    const track = (name: string): TrackInfo => take.tracks.find((t) => t.name === name)!;
+    const [inputTrack, mix, bobTrack, carolTrack] = [track('input'), track('mix'), track('Bob'), track('Carol')];
+    const pcm = new Map(take.tracks.map((t) => [t, recordingPcm(file(t)).samples]));
+    const frames = pcm.get(mix)!.length / 2;
+    for (const t of take.tracks) expect(pcm.get(t)!.length / 2, `${t.name}: every track is as long as the take`).toBe(frames);
+    expect(frames / 48_000).toBeGreaterThan(19);
+    expect(take.alignment?.by, 'the heard tracks are placed by the speaker time').toBe('speaker');
+    expect(Math.abs(take.alignment!.heardOffsetFrames), 'the first heard frame reached the speaker within 0.5 s of the first input frame').toBeLessThan(24_000);
+
+    // Our input, dry: Alice's microphone, verbatim, and on time: where her capture lost frames
+    // (take.gaps: the worker fell behind with three browsers on two cores) the track holds as
+    // much silence, so every run outside the gaps sits where the clock puts it.
+    {
+      const wav = readWavPcm(input);
+      const samples = pcm.get(inputTrack)!;
+      let end = frames;
+      while (end > 0 && samples[2 * end - 1] === 0 && samples[2 * end - 2] === 0) end--;
+      const runs: [number, number][] = [];
+      let a = 0;
+      // A loss is seen up to a loss window (about 0.5 s) after it happens: until the silence goes
+      // in, the input runs that much early.
+      for (const g of [...take.gaps].sort((x, y) => x.atFrame - y.atFrame)) {
+        runs.push([a, Math.max(a, g.atFrame - 128 - LOSS_WINDOW_BUFFERS * 1024)]);
+        a = g.atFrame + g.frames + 128;
+      }
+      runs.push([a, end]);
+      let wavAt: number | null = null;
+      let verbatim = 0;
+      const offsets: number[] = [];
+      for (const [r0, r1] of runs) {
+        if (r1 - r0 < 256) continue;
+        const m = matchRecording(wav, samples.subarray(2 * r0, 2 * r1));
+        expect(m.misses, `input, frames ${r0}–${r1}: Alice's samples`).toEqual([]);
+        expect(m.jumps, `input, frames ${r0}–${r1}: one run`).toBe(1);
+        const startsAt = Number(/→ (\d+)/.exec(m.jumpsAt[0]!)![1]);
+        wavAt ??= startsAt - r0;
+        // The loss watch reads whole capture buffers from jittery timestamps (track-capture.ts):
+        // after a loss the input is back on the take's timeline to within one buffer (10 ms).
+        const len = wav.length / 2;
+        const off = ((((startsAt - (wavAt + r0)) % len) + len + len / 2) % len) - len / 2;
+        offsets.push(off);
+        expect(Math.abs(off), `input, frames ${r0}–${r1}: on the take's timeline after the loss (the silence kept time)`).toBeLessThanOrEqual(480);
+        verbatim += m.verbatim;
+      }
+      console.log(`  input: ${verbatim} of ${end} frames verbatim in ${runs.length} run(s), gaps ${JSON.stringify(take.gaps)}, each run's offset from the take's timeline ${JSON.stringify(offsets)} frames, then ${frames - end} frames of silence to the end`);
+      expect(verbatim / end).toBeGreaterThan(0.95);
+      expect((frames - end) / 48_000).toBeLessThan(0.5);
+    }
+
+    // Bob: present, away (≥ 1 s of silence), present again; every clean run is his samples verbatim.
+    const bobPresent = bobTrack.present ?? [];
+    expect(bobPresent.length).toBeGreaterThanOrEqual(2);
+    const away = Math.max(...bobPresent.slice(1).map((p, i) => p.atFrame - (bobPresent[i]!.atFrame + bobPresent[i]!.frames)));
+    expect(away / 48_000, 'Bob was away for the 2 s he was gone').toBeGreaterThan(1);
+    // Each heard track is that participant: every frame either the sender's samples as sent (a
+    // clean run, checked verbatim) or inside a span the sidecar flags (concealed, underrun,
+    // trimmed, or played at a rate other than 1 by the drift and depth control, which resamples);
+    // and in every stretch they were present, their tones, not the other's.
+    const tones = { Bob: [220, 550], Carol: [550, 220] } as const;
+    for (const [t, wavPath] of [[bobTrack, bobWav], [carolTrack, carolWav]] as const) {
+      const wav = readWavPcm(wavPath);
+      const samples = pcm.get(t)!;
+      let clean = 0;
+      for (const [a, b] of cleanRuns(t)) {
+        if (b - a < 256) continue;
+        const m = matchRecording(wav, samples.subarray(2 * a, 2 * b));
+        expect(m.misses, `${t.name}, frames ${a}–${b}: every frame outside the flagged spans is one the sender sent`).toEqual([]);
+        expect(m.jumps, `${t.name}, frames ${a}–${b}: one unbroken run`).toBeLessThanOrEqual(1);
+        clean += m.verbatim;
+      }
+      const presentFrames = (t.present ?? []).reduce((n, p) => n + p.frames, 0);
+      const flagged = new Map<string, number>();
+      for (const sp of t.spans ?? []) flagged.set(sp.kind, (flagged.get(sp.kind) ?? 0) + sp.frames);
+      console.log(`  ${t.name}: ${clean} of ${presentFrames} present frames verbatim in clean runs; flagged: ${JSON.stringify(Object.fromEntries(flagged))}`);
+      const [own, other] = tones[t.name as 'Bob' | 'Carol'];
+      for (const p of t.present ?? []) {
+        if (p.frames < 48_000) continue;
+        const left = Float64Array.from({ length: 48_000 }, (_, i) => samples[2 * (p.atFrame + (p.frames >> 1) - 24_000 + i)]! / 8_388_608);
+        const mine = tonePower(left, own);
+        const theirs = tonePower(left, other);
+        expect(mine, `${t.name} from frame ${p.atFrame}: their ${own} Hz tone, not the other's ${other} Hz`).toBeGreaterThan(100 * theirs);
+      }
+    }
+
+    // The mix is Bob + Carol, frame for frame (gains 1: the sum, clipped at full scale, to 2 LSB), except
+    // in the quantum after each arrival, where the gain ramps in: the heard tracks and the mix
+    // are on one timeline to the sample. The markers (1 ms impulses, one a second) say the same.
+    const b = pcm.get(bobTrack)!;
+    const c = pcm.get(carolTrack)!;
+    const m = pcm.get(mix)!;
+    const ramps = [...(bobTrack.present ?? []), ...(carolTrack.present ?? [])].map((p) => p.atFrame);
+    let compared = 0;
+    const wrong: string[] = [];
+    for (let f = 0; f < frames; f++) {
+      if (ramps.some((r) => f >= r && f < r + 128)) continue;
+      for (let ch = 0; ch < 2; ch++) {
+        const want = Math.max(-8_388_608, Math.min(8_388_607, b[2 * f + ch]! + c[2 * f + ch]!));
+        // Within 2 LSB of 24 bits: each track and the mix are rounded to 24 bits apart. A frame
+        // off would miss by the noise alone (0.01 of full scale: some 80 000 LSB).
+        if (Math.abs(m[2 * f + ch]! - want) > 2 && wrong.length < 5) wrong.push(`frame ${f} ch ${ch}: mix ${m[2 * f + ch]}, Bob + Carol ${want}`);
+      }
+      compared++;
+    }
+    expect(wrong, 'the mix is the sum of the heard tracks at the same frames').toEqual([]);
+    const markers = (x: Int32Array): number[] => {
+      const at: number[] = [];
+      for (let f = 1; f < x.length / 2; f++) if (x[2 * f]! > 0.4 * 8_388_608 && x[2 * f - 2]! <= 0.4 * 8_388_608) at.push(f);
+      return at;
+    };
+    // Bob's markers (his 1 ms impulse each second) are among the frames compared: each is in the
+    // mix at the very frame it is in his track.
+    const bobMarks = markers(b).filter((f) => !ramps.some((r) => f >= r && f < r + 128));
+    console.log(`  mix = Bob + Carol on ${compared} of ${frames} frames, Bob's ${bobMarks.length} markers (at ${bobMarks.slice(0, 4).join(', ')}…) among them`);
+    expect(bobMarks.length).toBeGreaterThan(10);
+
+    // As played: each heard track moved earlier by its one-way delay, same length; the rest as is.
+    for (const t of [bobTrack, carolTrack]) expect(t.oneWayMs, `${t.name}: one-way delay measured`).toBeGreaterThan(0);
+    const played = readStoredZip(await download(/^Download all as played \(ZIP\)/));
+    for (const t of take.tracks) {
+      const shifted = played.get(`${takeId}/${names[take.tracks.indexOf(t)]}`)!;
+      const k = shiftFrames(t, take.sampleRate);
+      const orig = file(t);
+      expect(shifted.length).toBe(orig.length);
+      expect(shifted.subarray(44).equals(Buffer.concat([orig.subarray(44 + 6 * k), Buffer.alloc(6 * k)])), `${t.name}: moved ${k} frames earlier`).toBe(true);
+      if (t.kind === 'heard') expect(k).toBeGreaterThan(0);
+    }
+  } finally {
+    await Promise.all(peers.map((p) => p.close()));
   }
 });

@@ -7,62 +7,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { floatToPcm24 } from '../../src/shared/wire.ts';
-import { WAV_FRAME_BYTES, WAV_HEADER_BYTES, WavTrackWriter, WriteRefused, recoverWav, type SyncFile } from '../../workers/wav-writer.ts';
+import { WAV_FRAME_BYTES, WAV_HEADER_BYTES, WavTrackWriter, WriteRefused, recoverWav } from '../../workers/wav-writer.ts';
+import { FakeFile } from './fake-sync-file.ts';
 import { mulberry32, randInt, testSeeds } from './prng.ts';
-
-/** A file in memory, with a quota in bytes: a write past it throws (as OPFS does) or is cut short. */
-class FakeFile implements SyncFile {
-  bytes = new Uint8Array(1 << 16);
-  size = 0;
-  /** What a crash would leave: the file as of the last flush (a crash may lose unflushed writes). */
-  flushed = new Uint8Array(0);
-  closed = false;
-  constructor(
-    private readonly quota = Infinity,
-    private readonly shortWrites = false,
-  ) {}
-  write(buffer: Uint8Array, options: { at: number }): number {
-    const end = options.at + buffer.length;
-    if (end > this.quota) {
-      if (!this.shortWrites) throw new DOMException('quota', 'QuotaExceededError');
-      const n = Math.max(0, this.quota - options.at);
-      this.put(buffer.subarray(0, n), options.at);
-      return n;
-    }
-    this.put(buffer, options.at);
-    return buffer.length;
-  }
-  private put(b: Uint8Array, at: number): void {
-    while (at + b.length > this.bytes.length) {
-      const bigger = new Uint8Array(this.bytes.length * 2);
-      bigger.set(this.bytes);
-      this.bytes = bigger;
-    }
-    this.bytes.set(b, at);
-    this.size = Math.max(this.size, at + b.length);
-  }
-  read(buffer: Uint8Array, options: { at: number }): number {
-    const n = Math.max(0, Math.min(buffer.length, this.size - options.at));
-    buffer.set(this.bytes.subarray(options.at, options.at + n));
-    return n;
-  }
-  getSize(): number {
-    return this.size;
-  }
-  truncate(size: number): void {
-    if (size < this.size) this.bytes.fill(0, size, this.size);
-    this.size = size;
-  }
-  flush(): void {
-    this.flushed = this.bytes.slice(0, this.size);
-  }
-  close(): void {
-    this.closed = true;
-  }
-  content(): Uint8Array {
-    return this.bytes.slice(0, this.size);
-  }
-}
 
 /** A file holding exactly `content` (what a crash left), for recoverWav. */
 function fileOf(content: Uint8Array): FakeFile {
