@@ -336,6 +336,8 @@ export interface DriftResult {
   driftMeanPpm: number;
   driftSwingPpm: number;
   rateSwingPpm: number;
+  /** Over the last 60 s: share of control ticks at a rate of exactly 1 (playout verbatim). */
+  rateOneShare: number;
   rate: number;
   resyncs: number;
   late: number;
@@ -392,6 +394,7 @@ export function simulateDrift(o: DriftOptions): DriftResult {
   let driftMax = -Infinity;
   let rateMin = Infinity;
   let rateMax = -Infinity;
+  let rateOne = 0;
   for (let t = 0; t < ticks; t++) {
     // Sender: packet n leaves at n / ratio receiver quanta.
     while (nextSeq / ratio <= t) {
@@ -438,6 +441,7 @@ export function simulateDrift(o: DriftOptions): DriftResult {
         driftMax = Math.max(driftMax, ctl.drift);
         rateMin = Math.min(rateMin, ctl.rate);
         rateMax = Math.max(rateMax, ctl.rate);
+        if (ctl.rate === 1) rateOne++;
       }
     }
     if (t === settleTick) underrunsAtSettle = w.playCounter(PEER_I32.UNDERRUNS);
@@ -454,6 +458,7 @@ export function simulateDrift(o: DriftOptions): DriftResult {
     driftMeanPpm: round((driftSum / driftN) * 1e6, 1),
     driftSwingPpm: round((driftMax - driftMin) * 1e6, 1),
     rateSwingPpm: round((rateMax - rateMin) * 1e6, 1),
+    rateOneShare: round(rateOne / driftN, 3),
     rate: ctl.rate,
     resyncs: w.counters.resyncs,
     late: w.counters.late,

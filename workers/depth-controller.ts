@@ -41,7 +41,8 @@
 //   default one quantum per 2 s.
 // - Rate: the measured clock ratio (workers/drift-estimator.ts; over ~22 s, then over ~4 min once
 //   that has 60 s; each glitch and trim breaks its line, so a device's lost time is not read as
-//   drift) fed forward, plus a proportional
+//   drift) fed forward beyond 5 ppm (less than that the proportional term carries, so clocks
+//   that agree play at exactly 1, bit-exact), plus a proportional
 //   term that holds the median low point of the last half second at the target (less the relief) and moves the
 //   buffer to a new depth by playing up to 0.5 % faster or slower, never by skipping or holding.
 //   (An integral term would settle at the ratio too, but it also winds up on every depth change,
@@ -84,6 +85,19 @@ const KP_FAR = 0.002;
 const FAR_ERROR = 1;
 /** Depth error (quanta) treated as zero. */
 const DEAD_BAND = 0.5;
+/**
+ * Drift below this is not fed forward (and above it, only the excess). Clocks that agree (two
+ * browsers on one machine, or on one sound card) then play at exactly 1 while the level is inside
+ * the dead band, and the worklet plays the sender's samples verbatim (a take's heard tracks too)
+ * instead of resampling by the estimate's noise for ever. What stays under the floor the
+ * proportional term carries: at KP, 0.005 quantum of held level.
+ */
+const FEED_FORWARD_FLOOR = 5e-6;
+
+/** The drift the rate feeds forward: the estimate less the floor (continuous, 0 within it). */
+function feedForward(drift: number): number {
+  return Math.sign(drift) * Math.max(0, Math.abs(drift) - FEED_FORWARD_FLOOR);
+}
 /** Clean windows after a (re)start before the target jumps to the measured need (~2 s). */
 const SETTLE_WINDOWS = 46;
 /** Running-average gain per window for the dip measurement (time constant ≈ 10 windows = 0.4 s). */
@@ -308,7 +322,7 @@ export class DepthController {
     const measured = this.longClocks.estimate() ?? this.clocks.estimate();
     if (measured !== null) this.drift = measured;
     if (this.count < RECENT / 2) {
-      this.rate = 1 + this.drift;
+      this.rate = 1 + feedForward(this.drift);
       return;
     }
     // The low point moves in whole-quantum steps as the two clocks' phases slip past each other;
@@ -316,7 +330,7 @@ export class DepthController {
     const raw = this.quantile(this.lows, Math.min(this.count, RECENT), 0.5) - (this.target - this.relief());
     const error = raw > DEAD_BAND ? raw - DEAD_BAND : raw < -DEAD_BAND ? raw + DEAD_BAND : 0;
     const far = error > FAR_ERROR ? error - FAR_ERROR : error < -FAR_ERROR ? error + FAR_ERROR : 0;
-    this.rate = Math.max(1 - MAX_RATE_DEVIATION, Math.min(1 + MAX_RATE_DEVIATION, 1 + KP * error + KP_FAR * far + this.drift));
+    this.rate = Math.max(1 - MAX_RATE_DEVIATION, Math.min(1 + MAX_RATE_DEVIATION, 1 + KP * error + KP_FAR * far + feedForward(this.drift)));
   }
 
   /** Mean and lowest low point over the last `n` windows, quanta. */

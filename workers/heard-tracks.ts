@@ -316,6 +316,18 @@ export class HeardTracks {
     for (const t of this.tracks.values()) t.checkpoint();
   }
 
+  /** Heard tracks open, the mix included (each writes at the input's rate). */
+  get trackCount(): number {
+    return this.tracks.size + (this.mix ? 1 : 0);
+  }
+
+  /** Bytes on disk in the heard tracks and the mix, as of the last checkpoint. */
+  get bytes(): number {
+    let n = this.mix?.writer.size ?? 0;
+    for (const t of this.tracks.values()) n += t.writer.size;
+    return n;
+  }
+
   /** Wait for a file being opened (the take is ending). */
   async settle(): Promise<void> {
     await this.opening;

@@ -22,6 +22,7 @@ declare const self: DedicatedWorkerGlobalScope;
 const DRAIN_MS = 50;
 /** Quanta converted and written per append (up to 0.33 s). */
 const CHUNK_QUANTA = 125;
+/** One track's write rate; a take writes one per heard participant and the mix besides the input. */
 const BYTES_PER_SECOND = SAMPLE_RATE * WAV_FRAME_BYTES;
 /** Warn when the storage left holds less than this much more recording. */
 const WARN_SECONDS = 120;
@@ -127,13 +128,13 @@ class ActiveTake {
     }
     const est = await navigator.storage.estimate().catch(() => null);
     this.storageLeft = est && est.quota !== undefined && est.usage !== undefined ? Math.max(0, est.quota - est.usage) : null;
-    const secondsLeft = this.storageLeft === null ? Infinity : this.storageLeft / BYTES_PER_SECOND;
+    const secondsLeft = this.storageLeft === null ? Infinity : this.storageLeft / (BYTES_PER_SECOND * (1 + (this.heard?.trackCount ?? 0)));
     this.warning = secondsLeft < WARN_SECONDS ? `Storage is nearly full: about ${Math.floor(secondsLeft)} s of recording left. The take stops by itself before it runs out.` : null;
     const now = performance.now();
     const busy = Math.round((this.busyMs / ((now - this.lastStatusAt) / 1000)) * 100) / 100;
     this.busyMs = 0;
     this.lastStatusAt = now;
-    post({ type: 'status', id: this.info.id, seconds: this.input.frames / SAMPLE_RATE, bytes: this.input.size, storageLeftBytes: this.storageLeft, warning: this.warning, busyMsPerSecond: busy });
+    post({ type: 'status', id: this.info.id, seconds: this.input.frames / SAMPLE_RATE, bytes: this.input.size + (this.heard?.bytes ?? 0), storageLeftBytes: this.storageLeft, warning: this.warning, busyMsPerSecond: busy });
     if (secondsLeft < STOP_SECONDS) void this.end('quota');
   }
 

@@ -3,8 +3,8 @@
 // written only through synchronous access handles, which also lock them: a take another tab is
 // still recording cannot be opened, so recovery leaves it alone.
 
-import type { TakeInfo } from '../src/shared/recorder-protocol.ts';
-import { WAV_FRAME_BYTES, WAV_HEADER_BYTES, recoverWav } from './wav-writer.ts';
+import type { TakeInfo, TrackInfo } from '../src/shared/recorder-protocol.ts';
+import { WAV_FRAME_BYTES, WAV_HEADER_BYTES, padWav, recoverWav } from './wav-writer.ts';
 
 const TAKES_DIR = 'takes';
 const SIDECAR = 'take.json';
@@ -59,7 +59,7 @@ export async function deleteTake(id: string): Promise<void> {
 /**
  * Repair every take left in state 'recording' (the tab or the browser died mid-take) whose files
  * nobody holds: each track keeps its whole frames with a patched header, and the sidecar says
- * 'recovered'. Returns the ids repaired.
+ * 'recovered'; its tracks end together (the shorter padded with silence). Returns the ids repaired.
  */
 export async function recoverTakes(activeId: string | null): Promise<string[]> {
   const repaired: string[] = [];
@@ -68,18 +68,21 @@ export async function recoverTakes(activeId: string | null): Promise<string[]> {
     const dir = handle as FileSystemDirectoryHandle;
     const take = await readSidecar(dir);
     if (!take || take.state !== 'recording') continue;
+    const handles: FileSystemSyncAccessHandle[] = [];
     try {
-      for (const track of take.tracks) {
-        const h = await (await dir.getFileHandle(track.file, { create: true })).createSyncAccessHandle();
-        try {
-          track.frames = recoverWav(h, take.sampleRate);
-          track.bytes = WAV_HEADER_BYTES + track.frames * WAV_FRAME_BYTES;
-        } finally {
-          h.close();
-        }
-      }
+      for (const track of take.tracks) handles.push(await (await dir.getFileHandle(track.file, { create: true })).createSyncAccessHandle());
+      const frames = handles.map((h) => recoverWav(h, take.sampleRate));
+      // The tracks end together, as a finished take's do: the shorter ones (a checkpoint apart) end in silence.
+      const end = Math.max(0, ...frames);
+      take.tracks.forEach((track, i) => {
+        track.frames = padWav(handles[i]!, frames[i]!, end, take.sampleRate);
+        track.bytes = WAV_HEADER_BYTES + track.frames * WAV_FRAME_BYTES;
+        clampToTrack(track);
+      });
     } catch {
       continue; // locked: another tab is recording it now
+    } finally {
+      for (const h of handles) h.close();
     }
     take.state = 'recovered';
     take.endedBy = 'page-closed';
@@ -87,4 +90,13 @@ export async function recoverTakes(activeId: string | null): Promise<string[]> {
     repaired.push(take.id);
   }
   return repaired;
+}
+
+/** A recovered heard track's presence and spans (as of the last sidecar) end where its audio does. */
+function clampToTrack(track: TrackInfo): void {
+  const end = track.frames;
+  const clip = <T extends { atFrame: number; frames: number }>(list: T[] | undefined): T[] | undefined =>
+    list?.filter((x) => x.atFrame < end).map((x) => ({ ...x, frames: Math.min(x.frames, end - x.atFrame) }));
+  if (track.present) track.present = clip(track.present)!;
+  if (track.spans) track.spans = clip(track.spans)!;
 }

@@ -154,3 +154,22 @@ export function recoverWav(file: SyncFile, sampleRate: number): number {
   file.flush();
   return frames;
 }
+
+/**
+ * Lengthen a repaired track of `frames` frames with silence to `toFrames` (truncate pads with
+ * zeros), so a recovered take's tracks all end together as a finished take's do. Where storage
+ * refuses, the track stays as it was. Returns its frames.
+ */
+export function padWav(file: SyncFile, frames: number, toFrames: number, sampleRate: number): number {
+  if (toFrames <= frames) return frames;
+  try {
+    file.truncate(WAV_HEADER_BYTES + toFrames * WAV_FRAME_BYTES);
+  } catch {
+    return recoverWav(file, sampleRate); // a partial extension, if any, is cut back to whole frames
+  }
+  const header = new Uint8Array(WAV_HEADER_BYTES);
+  wavHeader(header, toFrames * WAV_FRAME_BYTES, sampleRate);
+  file.write(header, { at: 0 });
+  file.flush();
+  return toFrames;
+}

@@ -22,6 +22,16 @@ const KEEP = PLC_WINDOW + HALF;
 const TRIM_SUSTAINED_WINDOWS = 8;
 /** Per-quantum slew of the applied rate toward the controller's (time constant ≈ 32 quanta = 85 ms). */
 const RATE_SLEW = 1 / 32;
+/** When the controller wants 1 and the slewed rate is this close (10 ppm, 0.02 cent), it is 1. */
+const SETTLE_BELOW = 1e-5;
+/**
+ * At rate 1 after steering, the read position still sits between two frames, so every sample is
+ * interpolated. It lands on the next whole frame by playing a quarter of the way there each
+ * quantum (at most 0.2 % fast, 3 cents, for a few ms), and is snapped once this close: a jump of a
+ * millionth of a frame (−98 dB at 10 kHz). From then on playout is the sender's samples verbatim.
+ */
+const LAND_QUANTA = 4;
+const SNAP_FRAMES = 1e-6;
 
 /** What all peers share on the audio thread: tables, scratch, and this quantum's concealment budget. */
 export class PlayoutShared {
@@ -102,13 +112,22 @@ export class PeerPlayout {
     else if (target > 1 + MAX_RATE_DEVIATION) target = 1 + MAX_RATE_DEVIATION;
     let rate = this.rate;
     rate += (target - rate) * RATE_SLEW;
-    if (Math.abs(rate - 1) < 1e-7 && target === 1) rate = 1; // settle exactly: bit-exact playout again
+    if (Math.abs(rate - 1) < SETTLE_BELOW && target === 1) rate = 1; // settle exactly
     this.rate = rate;
-    if (rate !== 1) this.flags |= HeardFlag.RESAMPLED;
+    let rd = this.rd;
+    if (rate === 1) {
+      // Land the read position on a whole frame: bit-exact playout again.
+      const whole = Math.floor(rd);
+      const frac = rd - whole;
+      if (frac < SNAP_FRAMES) rd = whole;
+      else if (1 - frac < SNAP_FRAMES) rd = whole + 1;
+      else rate = 1 + (1 - frac) / (QUANTUM_FRAMES * LAND_QUANTA);
+    }
+    // Any rate but 1, or a read position between frames: what plays is interpolated, not as sent.
+    if (rate !== 1 || rd !== Math.floor(rd)) this.flags |= HeardFlag.RESAMPLED;
 
     // Take frames from the ring until the kernel has what the last output frame needs.
     const fifo = this.fifo;
-    let rd = this.rd;
     while (Math.floor(rd + (QUANTUM_FRAMES - 1) * rate) + HALF >= this.wr) this.pull();
 
     const sinc = this.shared.sinc;

@@ -7,8 +7,9 @@
 import { MAX_DEPTH, MAX_REDUNDANCY, MIN_DEPTH, DEFAULT_DEPTH, DEFAULT_REDUNDANCY } from '../shared/constants.ts';
 import type { StatsMessage } from '../shared/worker-protocol.ts';
 import { WIRE_VERSION, type SendBits } from '../shared/wire.ts';
-import { MAX_ROOM_TITLE, parseControlRequest, type MemberState, type MixState, type Role } from '../shared/signaling-protocol.ts';
+import { MAX_ROOM_TITLE, parseControlRequest, type MemberState, type MixState, type RecordingState, type Role } from '../shared/signaling-protocol.ts';
 import { AudioEngine, type EngineOptions } from '../engine/audio-engine.ts';
+import type { RecorderBridge } from '../engine/recorder-bridge.ts';
 import { TrackRegistry, memberId } from './track-registry.ts';
 import { AudioMesh, type RemoteMember } from './audio-mesh.ts';
 import { DeviceChoice } from './device-choice.ts';
@@ -16,14 +17,17 @@ import { effectiveIceServers } from './ice-servers.ts';
 import { LISTING_KEY } from './open-rooms.ts';
 import { Room, type Access } from './room.ts';
 
+/** Where this device keeps the resolution it sends (a sender's choice: the interface stays the same). */
+const BITS_KEY = 'tutti.bits';
+
 /**
  * The player's audio choices: made on the join form, changed in the room, kept for the next room
  * this page joins. A session changes them as the player (or their paired remote) does.
  */
 export class AudioChoices {
   channels: 1 | 2 = 2;
-  /** Sample resolution sent: 16 (the default) or 24 bits. */
-  bits: SendBits = 16;
+  /** Sample resolution sent: 16 (the default) or 24 bits; this device remembers the last choice. */
+  bits: SendBits = localStorage.getItem(BITS_KEY) === '24' ? 24 : 16;
   depth = DEFAULT_DEPTH;
   /** Automatic depth (`depth` is then the fallback for manual). */
   adaptive = true;
@@ -59,6 +63,11 @@ export class Session extends EventTarget {
   listingTitle: string | undefined;
   /** The input and output devices (participant only). */
   readonly devices: DeviceChoice | undefined;
+  /** The page's recorder, once attached (participant only): a paired remote may start and stop takes. */
+  private recorder: RecorderBridge | undefined;
+  private offRecorder: (() => void) | undefined;
+  /** The recording state last published (JSON), so the room hears of it once a second at most. */
+  private publishedRecording = 'null';
 
   private constructor(
     readonly identity: SessionIdentity,
@@ -194,6 +203,35 @@ export class Session extends EventTarget {
     if (r.master !== undefined) this.setMaster(r.master);
     if (r.depth !== undefined) this.setDepth(Math.round(r.depth), false);
     if (r.peer) this.setPeerMix(r.peer.id, r.peer.gain, r.peer.muted);
+    if (r.record !== undefined) this.record(r.record);
+  }
+
+  /**
+   * Record takes in this room with the page's recorder (it outlives the session), and publish
+   * the take in progress for a paired remote: elapsed seconds, size, storage left.
+   */
+  attachRecorder(recorder: RecorderBridge): void {
+    if (!this.engine || this.recorder) return;
+    this.recorder = recorder;
+    const publish = (): void => {
+      const st = recorder.status;
+      const rec: RecordingState | null = recorder.recording ? { seconds: Math.floor(st?.seconds ?? 0), bytes: st?.bytes ?? 0, leftBytes: st?.storageLeftBytes ?? null } : null;
+      const json = JSON.stringify(rec);
+      if (json === this.publishedRecording) return;
+      this.publishedRecording = json;
+      this.room.patchSelf({ recording: rec ?? undefined });
+    };
+    recorder.addEventListener('change', publish);
+    this.offRecorder = () => recorder.removeEventListener('change', publish);
+    publish();
+  }
+
+  /** Start (a take of this room) or stop recording, as the player or their paired remote asks. */
+  record(on: boolean): void {
+    const r = this.recorder;
+    if (!r || !this.engine) return;
+    if (on && !r.recording) r.start(this.engine, this.tracks, this.identity.room);
+    else if (!on && r.recording) void r.stop();
   }
 
   private publishMix(): void {
@@ -220,6 +258,7 @@ export class Session extends EventTarget {
   /** Send 16- or 24-bit samples (24 to peers whose app decodes them, 16 to the others). */
   setBits(bits: SendBits): void {
     this.choices.bits = bits;
+    localStorage.setItem(BITS_KEY, String(bits));
     this.engine?.net.setSend(this.choices.channels, this.choices.muted, bits);
     this.room.patchSelf({ bits });
     this.changed();
@@ -277,12 +316,14 @@ export class Session extends EventTarget {
 
   /** The page is going away: close the links now (no awaiting in pagehide). */
   abandon(): void {
+    this.offRecorder?.();
     this.devices?.stop();
     this.mesh?.leave();
     this.room.destroy();
   }
 
   async leave(): Promise<void> {
+    this.offRecorder?.();
     this.devices?.stop();
     this.mesh?.leave();
     if (this.engine) {

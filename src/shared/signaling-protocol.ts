@@ -123,6 +123,18 @@ export interface MemberState {
   /** Audio SDP mailbox, keyed by the addressee's client id (a participant only). */
   audio?: Record<string, AudioSdp>;
   mix?: MixState;
+  /** A take this participant's device is recording (for their paired remote), or absent. */
+  recording?: RecordingState;
+}
+
+/** A take being recorded, as a participant publishes it for their paired remote (1 Hz). */
+export interface RecordingState {
+  /** Elapsed, whole seconds. */
+  seconds: number;
+  /** Written so far, all tracks. */
+  bytes: number;
+  /** Storage left on that device, or null when the browser does not say. */
+  leftBytes: number | null;
 }
 
 /** A remote's wanted change to one participant's mixer (Y.Map `control`, key = target client id). */
@@ -133,6 +145,8 @@ export interface ControlRequest {
   master?: number;
   depth?: number;
   peer?: { id: string; gain: number; muted: boolean };
+  /** Start (true) or stop (false) recording a take on the target's device. */
+  record?: boolean;
 }
 
 const str = (v: unknown, max: number): v is string => typeof v === 'string' && v.length <= max;
@@ -157,7 +171,16 @@ export function parseMemberState(data: unknown): MemberState | null {
     }
   }
   const m = d as unknown as MemberState;
-  return { ...m, audio, ...(parseMix(d['mix']) ? { mix: parseMix(d['mix'])! } : {}) };
+  const { recording: _unchecked, ...rest } = m;
+  const recording = parseRecording(d['recording']);
+  return { ...rest, audio, ...(parseMix(d['mix']) ? { mix: parseMix(d['mix'])! } : {}), ...(recording ? { recording } : {}) };
+}
+
+function parseRecording(v: unknown): RecordingState | null {
+  if (typeof v !== 'object' || v === null) return null;
+  const r = v as Record<string, unknown>;
+  if (!num(r['seconds']) || !num(r['bytes']) || (r['leftBytes'] !== null && !num(r['leftBytes']))) return null;
+  return { seconds: r['seconds'], bytes: r['bytes'], leftBytes: r['leftBytes'] as number | null };
 }
 
 function parseAudioSdp(v: unknown): AudioSdp | null {
@@ -188,5 +211,6 @@ export function parseControlRequest(data: unknown): ControlRequest | null {
   if (d['depth'] !== undefined && !num(d['depth'])) return null;
   const p = d['peer'] as Record<string, unknown> | undefined;
   if (p !== undefined && (typeof p !== 'object' || p === null || !str(p['id'], 64) || !num(p['gain']) || typeof p['muted'] !== 'boolean')) return null;
+  if (d['record'] !== undefined && typeof d['record'] !== 'boolean') return null;
   return d as unknown as ControlRequest;
 }

@@ -74,6 +74,7 @@ export class TuttiApp extends LitElement {
       const test = __TUTTI_TEST__ ? testOptionsFromUrl(params) : null;
       const session = await Session.start(identity, this.choices, ownSignalingUrl(), test);
       session.addEventListener('error', this.onError);
+      if (this.recorder) session.attachRecorder(this.recorder);
       this.session = session;
       rememberRoom(identity.room, !!identity.password);
       history.replaceState(null, '', `${location.pathname}${location.search}#room=${encodeURIComponent(identity.room)}`);

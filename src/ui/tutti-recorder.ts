@@ -10,6 +10,7 @@ import type { AudioEngine } from '../engine/audio-engine.ts';
 import type { RecorderBridge } from '../engine/recorder-bridge.ts';
 import type { TrackRegistry } from '../room/track-registry.ts';
 import type { TakeInfo, TrackInfo } from '../shared/recorder-protocol.ts';
+import { clock, megabytes } from './take-format.ts';
 
 @customElement('tutti-recorder')
 export class TuttiRecorder extends LitElement {
@@ -103,15 +104,6 @@ function trackTitle(tr: TrackInfo): string {
   const spans = tr.spans ?? [];
   const concealed = spans.filter((s) => s.kind === 'concealed' || s.kind === 'underrun').length;
   return `${tr.name} as you heard them, before your volume${tr.oneWayMs !== undefined ? `; ${tr.oneWayMs} ms from their microphone to your speaker` : ''}${concealed ? `; ${concealed} concealed span(s)` : ''}`;
-}
-
-function clock(seconds: number): string {
-  const s = Math.floor(seconds);
-  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
-}
-
-function megabytes(bytes: number): string {
-  return bytes >= 1e9 ? `${(bytes / 1e9).toFixed(1)} GB` : `${(bytes / 1e6).toFixed(1)} MB`;
 }
 
 declare global {

@@ -1,4 +1,5 @@
-// <tutti-remote>: a phone paired to one desktop participant changes that participant's mixer.
+// <tutti-remote>: a phone paired to one desktop participant changes that participant's mixer
+// and starts and stops takes on their device (the take in progress shows from their awareness).
 // It reads the target's mixer from the target's awareness (MixState) and writes requests into
 // the room's Y.Map `control` under `<target id>:<what>`; the target's page applies them through
 // its engine bridge. No audio, no microphone here.
@@ -8,6 +9,7 @@ import { customElement, property } from 'lit/decorators.js';
 import { MAX_DEPTH, MIN_DEPTH, QUANTUM_MS } from '../shared/constants.ts';
 import type { ControlRequest, MemberState } from '../shared/signaling-protocol.ts';
 import type { Room } from '../room/room.ts';
+import { clock, megabytes } from './take-format.ts';
 
 @customElement('tutti-remote')
 export class TuttiRemote extends LitElement {
@@ -22,6 +24,7 @@ export class TuttiRemote extends LitElement {
     button[aria-pressed='true'] { background: #7a2e2e; border-color: #a33; }
     :focus-visible { outline: 2px solid #6cb6ff; outline-offset: 2px; }
     .muted-note { color: #9fb0c0; font-size: 14px; }
+    .rec { color: #ff8a8a; font-variant-numeric: tabular-nums; }
   `;
   @property({ attribute: false }) room: Room | undefined;
   @property({ type: Number }) target = 0;
@@ -51,6 +54,12 @@ export class TuttiRemote extends LitElement {
           <input type="range" min=${MIN_DEPTH} max=${MAX_DEPTH} step="1" .value=${String(mix.depth)}
             @input=${(e: Event) => this.send('depth', { depth: Number((e.target as HTMLInputElement).value) })} />
         </label>
+      </div>
+      <div class="card row">
+        <button aria-pressed=${String(!!t.recording)} @click=${() => this.send('record', { record: !t.recording })}>${t.recording ? 'Stop recording' : 'Record a take'}</button>
+        ${t.recording
+          ? html`<span class="rec" role="status" data-testid="remote-recording">● ${clock(t.recording.seconds)} · ${megabytes(t.recording.bytes)}${t.recording.leftBytes !== null ? ` · ${megabytes(t.recording.leftBytes)} free` : ''}</span>`
+          : html`<span class="muted-note">On ${t.name}'s device: their input, each participant as they hear them, and the mix.</span>`}
       </div>
       ${peers.length === 0 ? html`<p class="muted-note">Nobody else to mix yet.</p>` : nothing}
       ${peers.map(([id, m]) => {

@@ -300,6 +300,12 @@ test('24-bit: switched on live, a sender\'s stream is its 24-bit input verbatim 
     console.log(`A→C (16-bit) against peer-a24.wav at 16 bits: ${JSON.stringify(mc)}`);
     expect(mc.quanta).toBeGreaterThan(FRAMES_PER_SECOND * 5);
     expect(mc.verbatim + mc.silent).toBe(mc.quanta);
+
+    // The choice is this device's: Alice's next page (a reload, the join form again) sends 24-bit
+    // from the start, to Bob, and 16-bit to Carol.
+    await joinRoom(a.page, server.url, 'duo24', 'Alice');
+    await expect(a.page.getByLabel('Resolution')).toHaveValue('24');
+    await expect.poll(async () => ((await stats(a.page))?.peers ?? []).map((p) => p.sendBits).sort(), { timeout: 30_000 }).toEqual([16, 24]);
   } finally {
     await Promise.all(peers.map((p) => p.close()));
   }

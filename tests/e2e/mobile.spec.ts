@@ -114,7 +114,7 @@ test('phone width 390×844: compact room and join views, no horizontal scroll, t
   await expect(mute).toHaveAttribute('aria-pressed', 'false');
 });
 
-test('remote mode: a phone paired by QR link changes the desktop participant\'s per-peer volume and depth, with no audio of its own', async () => {
+test('remote mode: a phone paired by QR link changes the desktop participant\'s per-peer volume and depth and records a take on their device, with no audio of its own', async () => {
   const alice = await launch({ wav: wav.a, viewport: DESKTOP });
   const bob = await launch({ wav: wav.b });
   const phone = await launch({ viewport: PHONE, mobile: true, omitArgs: ['--use-fake-device-for-media-stream'] });
@@ -154,4 +154,18 @@ test('remote mode: a phone paired by QR link changes the desktop participant\'s 
   await phone.page.getByRole('slider', { name: /Jitter buffer of Alice/ }).fill('12');
   await expect.poll(async () => (await stats(alice.page))?.peers[0]?.depth, { timeout: 10_000 }).toBe(12);
   await expect(phone.page.getByText(/Jitter buffer of Alice: 12/)).toBeVisible();
+
+  // Record from the phone: the take runs on Alice's device (her recorder shows it), the phone
+  // follows its elapsed time and size, and stops it; the take is Alice's, with all its tracks.
+  await phone.page.getByRole('button', { name: 'Record a take' }).click();
+  await expect(alice.page.getByRole('button', { name: 'Stop recording' })).toBeVisible({ timeout: 10_000 });
+  await expect(phone.page.getByTestId('remote-recording')).toHaveText(/● 0:0[3-9] · [\d.]+ MB/, { timeout: 15_000 });
+  await assertPhoneFriendly(phone.page, 'remote view, recording');
+  await phone.page.getByRole('button', { name: 'Stop recording' }).click();
+  await expect(alice.page.getByRole('button', { name: 'Record a take' })).toBeVisible({ timeout: 10_000 });
+  await expect(phone.page.getByRole('button', { name: 'Record a take' })).toBeVisible();
+  const take = alice.page.locator('li[data-take]');
+  await expect(take).toHaveCount(1);
+  for (const name of ['input', 'mix', 'Bob']) await expect(take.getByRole('button', { name: new RegExp(`^Download ${name} \\(`) })).toHaveCount(1);
+  expect(phone.page.workers().length, 'the phone still runs no worker: it recorded nothing itself').toBe(0);
 });

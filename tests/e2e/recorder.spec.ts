@@ -123,15 +123,21 @@ test('record your input: the downloaded take is the 24-bit input sample for samp
   }
 });
 
-test('a browser killed mid-take: the next start recovers the take into a valid WAV with everything up to the kill', async () => {
+test('a browser killed mid-take: the next start recovers the take (input, a participant as heard, the mix) into valid WAVs that end together, with everything up to the kill', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'tutti-rec-'));
   let second: Awaited<ReturnType<typeof launchPersistentPeer>> | undefined;
+  let bob: PeerBrowser | undefined;
   try {
     const first = await launchPersistentPeer(dir);
+    bob = await launchPeer();
     await feedExactInput(first.page, input);
+    await feedExactInput(bob.page, bobWav);
     await joinRoom(first.page, server.url, 'rec-crash', 'Kim');
+    await joinRoom(bob.page, server.url, 'rec-crash', 'Bob');
+    await waitForPeers(first.page, 1);
     await first.page.getByRole('button', { name: 'Record a take' }).click();
-    await expect.poll(() => recordedSeconds(first.page), { timeout: 20_000 }).toBeGreaterThanOrEqual(4);
+    // Past the first rewrite of the sidecar with Bob's presence in it (every 5 s).
+    await expect.poll(() => recordedSeconds(first.page), { timeout: 30_000 }).toBeGreaterThanOrEqual(7);
     const shown = await recordedSeconds(first.page);
     // Kill the browser process outright (SIGKILL: no unload, no flush, no goodbye).
     const pids = execFileSync('pgrep', ['-f', `user-data-dir=${dir}`], { encoding: 'utf8' }).trim().split('\n').map(Number);
@@ -152,15 +158,90 @@ test('a browser killed mid-take: the next start recovers the take into a valid W
     const item = second.page.locator('li[data-take]');
     await expect(item).toHaveCount(1);
     await expect(item).toContainText('recovered after the page closed');
-    const take = (await item.getAttribute('data-take'))!;
-    const m = judge(await downloadInput(second.page, take), `recovered take (status showed ${shown} s at the kill; relaunch to recovered in ${recoveredMs} ms)`);
+    const takeId = (await item.getAttribute('data-take'))!;
+    const m = judge(await downloadInput(second.page, takeId), `recovered take (status showed ${shown} s at the kill; relaunch to recovered in ${recoveredMs} ms)`);
     // Everything up to the kill: at least what the status showed, less the last checkpoint's second.
     expect(m.frames / 48_000).toBeGreaterThanOrEqual(shown - 1);
+
+    // The heard track and the mix came back too, as long as the input, and still right: Bob's
+    // samples where he was present (as of the last sidecar), and the mix is Bob.
+    const [dl] = await Promise.all([second.page.waitForEvent('download'), item.getByRole('button', { name: /^Download all \(ZIP\)/ }).click()]);
+    const zipped = readStoredZip(readFileSync((await dl.path())!));
+    const take = JSON.parse(zipped.get(`${takeId}/take.json`)!.toString('utf8')) as TakeInfo;
+    const names = entryNames(take);
+    expect(take.tracks.map((t) => `${t.kind}:${t.name}`).sort()).toEqual(['heard:Bob', 'input:input', 'mix:mix']);
+    const pcm = new Map(take.tracks.map((t, i) => [t.kind, recordingPcm(zipped.get(`${takeId}/${names[i]}`)!).samples]));
+    const frames = take.tracks[0]!.frames;
+    for (const t of take.tracks) expect(pcm.get(t.kind)!.length / 2, `${t.name}: ends with the others`).toBe(frames);
+    const bobTrack = take.tracks.find((t) => t.kind === 'heard')!;
+    const present = bobTrack.present ?? [];
+    console.log(`recovered: ${frames} frames a track; Bob present ${JSON.stringify(present)}, ${bobTrack.spans?.length ?? 0} spans`);
+    expect(present.length, "Bob's presence, as of the last sidecar").toBeGreaterThan(0);
+    // Where it played at rate 1 it is his samples verbatim (on this loopback the rate seldom rests
+    // at 1 yet: issue 9); where present for a second, it is his tone, not silence or another sound.
+    expectSenderVerbatim(bobTrack, pcm.get('heard')!, bobWav);
+    const heard = pcm.get('heard')!;
+    const p = present[present.length - 1]!;
+    expect(p.frames).toBeGreaterThan(48_000);
+    const left = Float64Array.from({ length: 48_000 }, (_, i) => heard[2 * (p.atFrame + p.frames - 48_000 + i)]! / 8_388_608);
+    expect(tonePower(left, 220), "Bob's 220 Hz tone, not Carol's 550").toBeGreaterThan(100 * tonePower(left, 550));
+    // Up to where both end in sound: a kill between two tracks' checkpoints leaves one a second shorter.
+    const sounding = (x: Int32Array): number => {
+      let f = x.length / 2;
+      while (f > 0 && x[2 * f - 1] === 0 && x[2 * f - 2] === 0) f--;
+      return f;
+    };
+    const compared = expectMixIsSum(pcm.get('mix')!, [pcm.get('heard')!], present.map((p) => p.atFrame), 0, Math.min(sounding(pcm.get('mix')!), sounding(pcm.get('heard')!)));
+    expect(compared / 48_000).toBeGreaterThan(shown - 1);
   } finally {
+    await bob?.close();
     await second?.close();
     rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
   }
 });
+
+/**
+ * A heard track is its sender: every clean run (present, outside the flagged spans) is the
+ * sender's WAV verbatim, in one unbroken run. Returns the frames checked.
+ */
+function expectSenderVerbatim(t: TrackInfo, samples: Int32Array, wavPath: string): number {
+  const wav = readWavPcm(wavPath);
+  let clean = 0;
+  for (const [a, b] of cleanRuns(t)) {
+    if (b - a < 256) continue;
+    const m = matchRecording(wav, samples.subarray(2 * a, 2 * b));
+    expect(m.misses, `${t.name}, frames ${a}–${b}: every frame outside the flagged spans is one the sender sent`).toEqual([]);
+    expect(m.jumps, `${t.name}, frames ${a}–${b}: one unbroken run`).toBeLessThanOrEqual(1);
+    clean += m.verbatim;
+  }
+  const presentFrames = (t.present ?? []).reduce((n, p) => n + p.frames, 0);
+  const flagged = new Map<string, number>();
+  for (const sp of t.spans ?? []) flagged.set(sp.kind, (flagged.get(sp.kind) ?? 0) + sp.frames);
+  console.log(`  ${t.name}: ${clean} of ${presentFrames} present frames verbatim in clean runs; flagged: ${JSON.stringify(Object.fromEntries(flagged))}`);
+  return clean;
+}
+
+/**
+ * The mix is the sum of the heard tracks (gains 1, clipped at full scale) at the same frames, to
+ * 2 LSB, on frames [from, to) but the quantum after each arrival (`ramps`), where the gain ramps
+ * in. Returns the frames compared.
+ */
+function expectMixIsSum(mix: Int32Array, heard: Int32Array[], ramps: number[], from: number, to: number): number {
+  let compared = 0;
+  const wrong: string[] = [];
+  for (let f = from; f < to; f++) {
+    if (ramps.some((r) => f >= r && f < r + 128)) continue;
+    for (let ch = 0; ch < 2; ch++) {
+      const want = Math.max(-8_388_608, Math.min(8_388_607, heard.reduce((sum, h) => sum + h[2 * f + ch]!, 0)));
+      // Within 2 LSB of 24 bits: each track and the mix are rounded to 24 bits apart. A frame
+      // off would miss by the noise alone (0.01 of full scale: some 80 000 LSB).
+      if (Math.abs(mix[2 * f + ch]! - want) > 2 && wrong.length < 5) wrong.push(`frame ${f} ch ${ch}: mix ${mix[2 * f + ch]}, the heard tracks' sum ${want}`);
+    }
+    compared++;
+  }
+  expect(wrong, 'the mix is the sum of the heard tracks at the same frames').toEqual([]);
+  return compared;
+}
 
 /** A heard track's runs that must be the sender's samples as sent: where they were present, minus every flagged span. */
 function cleanRuns(t: TrackInfo): [number, number][] {
@@ -281,20 +362,8 @@ test('a band take: each participant as heard and the mix on one timeline, to the
     // and in every stretch they were present, their tones, not the other's.
     const tones = { Bob: [220, 550], Carol: [550, 220] } as const;
     for (const [t, wavPath] of [[bobTrack, bobWav], [carolTrack, carolWav]] as const) {
-      const wav = readWavPcm(wavPath);
       const samples = pcm.get(t)!;
-      let clean = 0;
-      for (const [a, b] of cleanRuns(t)) {
-        if (b - a < 256) continue;
-        const m = matchRecording(wav, samples.subarray(2 * a, 2 * b));
-        expect(m.misses, `${t.name}, frames ${a}–${b}: every frame outside the flagged spans is one the sender sent`).toEqual([]);
-        expect(m.jumps, `${t.name}, frames ${a}–${b}: one unbroken run`).toBeLessThanOrEqual(1);
-        clean += m.verbatim;
-      }
-      const presentFrames = (t.present ?? []).reduce((n, p) => n + p.frames, 0);
-      const flagged = new Map<string, number>();
-      for (const sp of t.spans ?? []) flagged.set(sp.kind, (flagged.get(sp.kind) ?? 0) + sp.frames);
-      console.log(`  ${t.name}: ${clean} of ${presentFrames} present frames verbatim in clean runs; flagged: ${JSON.stringify(Object.fromEntries(flagged))}`);
+      expectSenderVerbatim(t, samples, wavPath);
       const [own, other] = tones[t.name as 'Bob' | 'Carol'];
       for (const p of t.present ?? []) {
         if (p.frames < 48_000) continue;
@@ -309,22 +378,8 @@ test('a band take: each participant as heard and the mix on one timeline, to the
     // in the quantum after each arrival, where the gain ramps in: the heard tracks and the mix
     // are on one timeline to the sample. The markers (1 ms impulses, one a second) say the same.
     const b = pcm.get(bobTrack)!;
-    const c = pcm.get(carolTrack)!;
-    const m = pcm.get(mix)!;
     const ramps = [...(bobTrack.present ?? []), ...(carolTrack.present ?? [])].map((p) => p.atFrame);
-    let compared = 0;
-    const wrong: string[] = [];
-    for (let f = 0; f < frames; f++) {
-      if (ramps.some((r) => f >= r && f < r + 128)) continue;
-      for (let ch = 0; ch < 2; ch++) {
-        const want = Math.max(-8_388_608, Math.min(8_388_607, b[2 * f + ch]! + c[2 * f + ch]!));
-        // Within 2 LSB of 24 bits: each track and the mix are rounded to 24 bits apart. A frame
-        // off would miss by the noise alone (0.01 of full scale: some 80 000 LSB).
-        if (Math.abs(m[2 * f + ch]! - want) > 2 && wrong.length < 5) wrong.push(`frame ${f} ch ${ch}: mix ${m[2 * f + ch]}, Bob + Carol ${want}`);
-      }
-      compared++;
-    }
-    expect(wrong, 'the mix is the sum of the heard tracks at the same frames').toEqual([]);
+    const compared = expectMixIsSum(pcm.get(mix)!, [b, pcm.get(carolTrack)!], ramps, 0, frames);
     const markers = (x: Int32Array): number[] => {
       const at: number[] = [];
       for (let f = 1; f < x.length / 2; f++) if (x[2 * f]! > 0.4 * 8_388_608 && x[2 * f - 2]! <= 0.4 * 8_388_608) at.push(f);

@@ -43,8 +43,11 @@ class FakeFile implements SyncFile {
   getSize(): number {
     return this.size;
   }
+  /** As OPFS: a larger size pads with zeros (refused past the quota), a smaller one cuts. */
   truncate(size: number): void {
+    if (size > this.quota) throw new DOMException('quota', 'QuotaExceededError');
     if (size < this.size) this.bytes.fill(0, size, this.size);
+    else this.put(new Uint8Array(size - this.size), this.size);
     this.size = size;
   }
   flush(): void {

@@ -939,6 +939,13 @@ describe('rate steering through the playout FIFO', () => {
     const late = pos.length - 1;
     const hold = (pos[late]! - pos[late - 500]!) / (500 * QUANTUM_FRAMES);
     assert.ok(Math.abs(hold - 1) < 1e-6, `back at rate 1: speed ${hold}`);
+    // ... and bit-exact again: the read position landed on a whole frame (the last 500 quanta are
+    // the input, sample for sample, at one whole-frame lag).
+    const tail = out.length - 500 * QUANTUM_FRAMES;
+    const lags: number[] = [];
+    for (let lag = 0; lag < 40 * QUANTUM_FRAMES; lag++) if (out[tail] === input[tail - lag] && out[tail + 1] === input[tail + 1 - lag]) lags.push(lag);
+    const exact = lags.find((lag) => out.subarray(tail).every((x, i) => x === input[tail + i - lag]));
+    assert.notEqual(exact, undefined, `back at rate 1, the output is the input verbatim again (candidate lags ${lags.join(', ')})`);
     assert.equal(w.playCounter(PEER_I32.MISSED) + w.playCounter(PEER_I32.UNDERRUNS), 0, 'no glitch');
     // No dropout: every steered quantum carries the signal's power (white noise keeps ≈ 0.5 dB of
     // its power through the kernel, whose passband ends near Nyquist).

@@ -60,11 +60,16 @@ test('awareness and control parsers accept what Tutti sends and reject malformed
   assert.equal(m.bits, undefined);
   assert.equal(m.wire, undefined);
   assert.deepEqual([parseMemberState({ ...ok, bits: 24, wire: 2 })!.bits, parseMemberState({ ...ok, bits: 24, wire: 2 })!.wire], [24, 2]);
+  // A take in progress (for a paired remote): kept when well formed, dropped (not the member) when not.
+  assert.deepEqual(parseMemberState({ ...ok, recording: { seconds: 3, bytes: 1e6, leftBytes: null } })!.recording, { seconds: 3, bytes: 1e6, leftBytes: null });
+  assert.equal(m.recording, undefined);
+  assert.equal(parseMemberState({ ...ok, recording: { seconds: 'x', bytes: 1 } })!.recording, undefined);
   for (const bad of [null, 3, 'x', {}, { ...ok, v: 2 }, { ...ok, role: 'admin' }, { ...ok, name: 'x'.repeat(41) }, { ...ok, kind: 'spy' }, { ...ok, format: 'opus' }, { ...ok, controls: 'me' }, { ...ok, bits: 32 }, { ...ok, bits: '24' }, { ...ok, wire: 0 }, { ...ok, wire: 1.5 }, { ...ok, wire: 'v2' }]) {
     assert.equal(parseMemberState(bad), null, JSON.stringify(bad)?.slice(0, 60));
   }
   assert.deepEqual(parseControlRequest({ seq: 1, from: 2, peer: { id: '3', gain: 0, muted: true } }), { seq: 1, from: 2, peer: { id: '3', gain: 0, muted: true } });
-  for (const bad of [null, { seq: 1 }, { seq: 1, from: 2, master: 'loud' }, { seq: 1, from: 2, peer: { id: 3, gain: 0, muted: true } }, { seq: 1, from: 2, depth: Infinity }]) {
+  assert.deepEqual(parseControlRequest({ seq: 2, from: 2, record: true }), { seq: 2, from: 2, record: true });
+  for (const bad of [null, { seq: 1 }, { seq: 1, from: 2, record: 'yes' }, { seq: 1, from: 2, master: 'loud' }, { seq: 1, from: 2, peer: { id: 3, gain: 0, muted: true } }, { seq: 1, from: 2, depth: Infinity }]) {
     assert.equal(parseControlRequest(bad), null);
   }
 });

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { floatToPcm24 } from '../../src/shared/wire.ts';
-import { WAV_FRAME_BYTES, WAV_HEADER_BYTES, WavTrackWriter, WriteRefused, recoverWav } from '../../workers/wav-writer.ts';
+import { WAV_FRAME_BYTES, WAV_HEADER_BYTES, WavTrackWriter, WriteRefused, padWav, recoverWav } from '../../workers/wav-writer.ts';
 import { FakeFile } from './fake-sync-file.ts';
 import { mulberry32, randInt, testSeeds } from './prng.ts';
 
@@ -116,6 +116,25 @@ describe('recorder: WavTrackWriter', () => {
     assert.equal(recoverWav(stub, 48_000), 0);
     assert.equal(stub.size, WAV_HEADER_BYTES);
     assert.equal(parse(stub.content()).data, 0);
+  });
+
+  test('padWav: a recovered track ends in silence at the take\'s end; where storage refuses, it stays whole as it was', () => {
+    const file = new FakeFile();
+    const writer = new WavTrackWriter(file, 48_000, 128);
+    writer.append(new Float32Array(256).fill(0.5), 128);
+    writer.checkpoint();
+    const crashed = fileOf(file.content());
+    assert.equal(padWav(crashed, recoverWav(crashed, 48_000), 300, 48_000), 300);
+    const got = parse(crashed.content());
+    assert.equal(got.data, 300 * WAV_FRAME_BYTES);
+    assert.deepEqual(got.samples.slice(0, 256), new Array(256).fill(floatToPcm24(0.5)));
+    assert.deepEqual(got.samples.slice(256), new Array(2 * 172).fill(0));
+    assert.equal(padWav(crashed, 300, 200, 48_000), 300, 'never shortens');
+    const full = new FakeFile(WAV_HEADER_BYTES + 200 * WAV_FRAME_BYTES);
+    full.write(crashed.content().subarray(0, WAV_HEADER_BYTES + 128 * WAV_FRAME_BYTES), { at: 0 });
+    assert.equal(padWav(full, 128, 300, 48_000), 128, 'storage full: the track keeps its frames');
+    assert.equal(parse(full.content()).data, 128 * WAV_FRAME_BYTES);
+    assert.deepEqual(parse(full.content()).samples, new Array(256).fill(floatToPcm24(0.5)));
   });
 
   test('close checkpoints and closes; full-scale samples clamp to the 24-bit range', () => {
