@@ -19,6 +19,7 @@ export class TuttiRemote extends LitElement {
     label { display: grid; gap: 4px; font-size: 14px; color: #c4d0dc; }
     .row { display: flex; gap: 8px; align-items: center; }
     .row label { flex: 1; }
+    .row button { flex: none; white-space: nowrap; }
     input[type='range'] { width: 100%; min-height: 44px; margin: 0; }
     button { font: inherit; min-height: 44px; min-width: 64px; padding: 0 12px; border-radius: 6px; border: 1px solid #3a4857; background: #222d39; color: inherit; }
     button[aria-pressed='true'] { background: #7a2e2e; border-color: #a33; }
