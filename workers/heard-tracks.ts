@@ -311,6 +311,11 @@ export class HeardTracks {
     return this.mix?.end ?? 0;
   }
 
+  /** Frames rendered since the first record popped (gaps in the ring included), or null before it. */
+  get renderedFrames(): number | null {
+    return this.firstIndex < 0 ? null : (this.lastIndex - this.firstIndex + 1) * QUANTUM_FRAMES;
+  }
+
   checkpoint(): void {
     this.mix?.checkpoint();
     for (const t of this.tracks.values()) t.checkpoint();

@@ -2,7 +2,8 @@
 // System. While recording it drains the record ring the network worker fills (memory-layout.ts)
 // every 50 ms into the take's 24-bit WAV input track through a synchronous access handle, and the
 // heard ring the playback worklet fills into one track per participant and the mix
-// (heard-tracks.ts, which also lines them up with the input), checkpoints
+// (heard-tracks.ts, which also lines them up with the input; take-clocks.ts measures how far
+// the two clocks drift apart over the take), checkpoints
 // the file once a second (crash safety, wav-writer.ts), watches the storage left and stops cleanly
 // before it runs out. Off the audio thread and off the network worker: a slow disk delays only
 // this worker, and the ring covers 2 s of it. Also lists, deletes and repairs takes.
@@ -13,6 +14,7 @@ import { QUANTUM_FRAMES, QUANTUM_SAMPLES, SAMPLE_RATE } from '../src/shared/cons
 import { HeardViews, REC_F64, REC_I32, RecordViews, type RecordMemory } from '../src/shared/memory-layout.ts';
 import type { FromRecorder, TakeInfo, ToRecorder } from '../src/shared/recorder-protocol.ts';
 import { HeardTracks } from './heard-tracks.ts';
+import { TakeClocks } from './take-clocks.ts';
 import { takeArchive } from './take-export.ts';
 import { deleteTake, listTakes, readSidecar, recoverTakes, takeDir, writeSidecar } from './take-store.ts';
 import { WAV_FRAME_BYTES, WavTrackWriter, WriteRefused } from './wav-writer.ts';
@@ -40,6 +42,8 @@ class ActiveTake {
   private readonly chunk = new Float32Array(CHUNK_QUANTA * QUANTUM_SAMPLES);
   private overflowsSeen = 0;
   private lostSeen = 0;
+  /** The capture clock (input) against the output clock (heard), over the take. */
+  private readonly clocks = new TakeClocks();
   private storageLeft: number | null = null;
   private warning: string | null = null;
   private readonly timers: ReturnType<typeof setInterval>[];
@@ -107,6 +111,17 @@ class ActiveTake {
       this.input.append(this.chunk, rest / 2);
     }
     this.heard?.drain(performance.now());
+    const heardFrames = this.heard?.renderedFrames ?? null;
+    if (heardFrames !== null && this.input.frames > 0) this.clocks.add(this.input.frames, heardFrames);
+  }
+
+  /** The two clocks' drift so far, into the sidecar's alignment. */
+  private noteClocks(): void {
+    const ppm = this.clocks.ppm();
+    const a = this.info.alignment;
+    if (ppm === null || !a) return;
+    a.clockPpm = Math.round(ppm * 10) / 10;
+    a.endDriftFrames = Math.round(ppm * 1e-6 * this.input.frames);
   }
 
   private async tick(): Promise<void> {
@@ -124,6 +139,7 @@ class ActiveTake {
       this.info.startedAt = new Date(this.views.f64[REC_F64.FIRST_CAPTURE_MS]!).toISOString();
       await writeSidecar(this.dir, this.info);
     } else if (this.heard && ++this.ticks % SIDECAR_EVERY_TICKS === 0) {
+      this.noteClocks();
       await writeSidecar(this.dir, this.info); // the heard tracks' spans so far, for a recovery
     }
     const est = await navigator.storage.estimate().catch(() => null);
@@ -154,6 +170,7 @@ class ActiveTake {
         await this.heard?.settle(); // a track that joined in the last 50 ms
         this.drainAll(true);
         if (this.heard?.failure) throw this.heard.failure;
+        this.noteClocks();
         // Every track as long as the longest: the input and the heard tracks run on two clocks.
         const end = Math.max(this.input.frames, this.heard?.end ?? 0);
         for (let left = end - this.input.frames; left > 0; left -= CHUNK_QUANTA * QUANTUM_FRAMES) this.input.append(null, Math.min(left, CHUNK_QUANTA * QUANTUM_FRAMES));

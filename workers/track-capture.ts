@@ -157,15 +157,23 @@ export class TrackCapture {
 
 /** Capture buffers per loss window (about half a second at 480 frames). */
 export const LOSS_WINDOW_BUFFERS = 50;
+/**
+ * A loss is seen within this many windows of it: the window it fell in may still show the old
+ * lowest, the next shows the step, and the one after confirms it.
+ */
+export const LOSS_SEEN_WITHIN_WINDOWS = 3;
 
 /**
  * Buffers the track lost, from their timestamps. A single timestamp is no proof: measured here
  * (Chromium 156, a page feeding the track from an AudioContext), they jump back and forth by a
  * whole buffer with nothing lost. What a loss does is move all later timestamps ahead of the
  * frames delivered, for good. So: per buffer, how far the timestamp is ahead of the frames
- * delivered since the start; per window, the lowest of that; a window whose lowest is at least
- * half a buffer above the last window's is a loss, of whole buffers. Drift between the device's
- * clock and the wall clock (under 5 frames a second at 100 ppm) is followed window by window.
+ * delivered since the start; per window, the lowest of that; when a window's lowest is at least
+ * half a buffer above the base (the last window's), and the next window's is too, that is a loss,
+ * of whole buffers. One window alone is not: in a 600 s take the lowest of one window sat a
+ * whole buffer up with nothing lost (the WAV fed in ran on without a gap), and a loss read from
+ * it put 10 ms of silence into the input for good. Drift between the device's clock and the wall
+ * clock (under 5 frames a second at 100 ppm) is followed window by window.
  */
 export class LossWatch {
   private startUs = 0;
@@ -174,12 +182,15 @@ export class LossWatch {
   private windowMin = Infinity;
   private count = 0;
   private started = false;
+  /** The step the last window showed, still to be confirmed by this one, or null. */
+  private pending: number | null = null;
 
   reset(): void {
     this.started = false;
     this.base = null;
     this.windowMin = Infinity;
     this.count = 0;
+    this.pending = null;
   }
 
   /** A buffer of `n` frames captured at `firstUs`; returns the frames lost before it was seen (0 mostly). */
@@ -202,10 +213,16 @@ export class LossWatch {
     }
     const step = low - this.base;
     if (step < n / 2) {
+      this.pending = null;
       this.base = low; // drift (or a window of early timestamps): follow it
       return 0;
     }
-    const lost = Math.round(step / n) * n;
+    if (this.pending === null) {
+      this.pending = step; // a window of late timestamps, or a loss: the next window says which
+      return 0;
+    }
+    const lost = Math.round(Math.min(step, this.pending) / n) * n;
+    this.pending = null;
     this.frames += lost; // the silence the sink records in their place counts as delivered
     this.base = low - lost;
     return lost;

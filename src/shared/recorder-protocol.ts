@@ -46,6 +46,14 @@ export interface TakeAlignment {
   heardOffsetFrames: number;
   /** 'speaker': from the output device's timestamps; 'none': no reading came in time, the heard tracks start at the input's frame 0 unaligned. */
   by: 'speaker' | 'none';
+  /**
+   * The output clock (heard tracks, mix) against the capture clock (input) over the take: heard
+   * frames per input frame, − 1, × 10⁶ (workers/take-clocks.ts); absent for takes under a minute.
+   * Where input and output are one device it is about 0.
+   */
+  clockPpm?: number;
+  /** What that drift makes of the alignment by the take's end: the heard tracks sit this many frames later (negative: earlier) against the input than at its start. */
+  endDriftFrames?: number;
 }
 
 /** A take as its sidecar (take.json) describes it. */

@@ -1,0 +1,49 @@
+// The capture's loss watch (workers/track-capture.ts LossWatch): buffers the microphone's stream
+// lost, read from timestamps that also jump by a whole buffer with nothing lost.
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { LOSS_SEEN_WITHIN_WINDOWS, LOSS_WINDOW_BUFFERS, LossWatch } from '../../workers/track-capture.ts';
+import { mulberry32 } from './prng.ts';
+
+const N = 480;
+
+/**
+ * `buffers` capture buffers of N frames; the device clock off by `ppm`; each timestamp jittered by
+ * up to a millisecond and, one in five, a whole buffer late. `lose` (buffer index) is dropped,
+ * and `lateWindow` (window index) has every timestamp a buffer late. Returns each loss seen:
+ * [buffer index at which it was reported, frames].
+ */
+function run(buffers: number, o: { ppm?: number; lose?: number; lateWindow?: number; seed?: number } = {}): [number, number][] {
+  const rng = mulberry32(o.seed ?? 1);
+  const w = new LossWatch();
+  const seen: [number, number][] = [];
+  for (let b = 0; b < buffers; b++) {
+    if (b === o.lose) continue;
+    const trueUs = ((b * N) / 48_000) * 1e6 * (1 + (o.ppm ?? 0) * 1e-6);
+    const late = rng() < 0.2 || Math.floor(b / LOSS_WINDOW_BUFFERS) === o.lateWindow ? (N / 48_000) * 1e6 : 0;
+    const lost = w.add(1e12 + trueUs + late + 1000 * rng(), N);
+    if (lost > 0) seen.push([b, lost]);
+  }
+  return seen;
+}
+
+test('loss watch: nothing lost reads as nothing, through jittery timestamps, a buffer-late stretch of a whole window, and 100 ppm of drift', () => {
+  for (let seed = 1; seed <= 5; seed++) {
+    assert.deepEqual(run(20_000, { seed }), [], `seed ${seed}`);
+    assert.deepEqual(run(20_000, { seed, ppm: 100 }), [], `seed ${seed}, 100 ppm`);
+    assert.deepEqual(run(20_000, { seed, ppm: -100 }), [], `seed ${seed}, −100 ppm`);
+    for (const lateWindow of [7, 100, 301]) assert.deepEqual(run(20_000, { seed, lateWindow }), [], `seed ${seed}, window ${lateWindow} all late`);
+  }
+});
+
+test('loss watch: a lost buffer is reported once, whole, within LOSS_SEEN_WITHIN_WINDOWS windows', () => {
+  for (let seed = 1; seed <= 5; seed++) {
+    for (const lose of [3_000, 3_025, 3_049, 12_345]) {
+      const seen = run(20_000, { seed, lose });
+      assert.equal(seen.length, 1, `seed ${seed}, buffer ${lose}: ${JSON.stringify(seen)}`);
+      assert.equal(seen[0]![1], N);
+      assert.ok(seen[0]![0] > lose && seen[0]![0] <= lose + LOSS_SEEN_WITHIN_WINDOWS * LOSS_WINDOW_BUFFERS, `reported at buffer ${seen[0]![0]}`);
+    }
+  }
+});
