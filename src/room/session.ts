@@ -7,15 +7,23 @@
 import { MAX_DEPTH, MAX_REDUNDANCY, MIN_DEPTH, DEFAULT_DEPTH, DEFAULT_REDUNDANCY } from '../shared/constants.ts';
 import type { StatsMessage } from '../shared/worker-protocol.ts';
 import { WIRE_VERSION, type SendBits } from '../shared/wire.ts';
-import { MAX_ROOM_TITLE, parseControlRequest, type MemberState, type MixState, type RecordingState, type Role } from '../shared/signaling-protocol.ts';
+import { MAX_ROOM_TITLE, parseControlRequest, type MemberState, type MixState, type QualitySummary, type RecordingState, type Role } from '../shared/signaling-protocol.ts';
 import { AudioEngine, type EngineOptions } from '../engine/audio-engine.ts';
 import type { RecorderBridge } from '../engine/recorder-bridge.ts';
 import { TrackRegistry, memberId } from './track-registry.ts';
+import { CLIP_HOLD_SECONDS, lightKey, qualitySummary } from './quality-summary.ts';
+import { QUALITY_WINDOW } from '../ui/quality.ts';
 import { AudioMesh, type RemoteMember } from './audio-mesh.ts';
 import { DeviceChoice } from './device-choice.ts';
 import { effectiveIceServers } from './ice-servers.ts';
 import { LISTING_KEY } from './open-rooms.ts';
 import { Room, type Access } from './room.ts';
+
+/** The quality summary is republished this often when no light would change (ms). */
+const QUALITY_REFRESH_MS = 5000;
+
+/** An input peak at or above this is a clip (the meter reads the input after its gain, before the 16/24-bit rounding). */
+const FULL_SCALE = 0.999;
 
 /** Where this device keeps the resolution it sends (a sender's choice: the interface stays the same). */
 const BITS_KEY = 'tutti.bits';
@@ -66,6 +74,12 @@ export class Session extends EventTarget {
   /** The page's recorder, once attached (participant only): a paired remote may start and stop takes. */
   private recorder: RecorderBridge | undefined;
   private offRecorder: (() => void) | undefined;
+  /** Our input's peak over the current second, and when it last reached full scale (ms), for the quality summary. */
+  private inputPeak = 0;
+  private lastClipMs = -Infinity;
+  private peakTimer: ReturnType<typeof setInterval> | undefined;
+  private publishedQuality: QualitySummary | null = null;
+  private publishedQualityAt = 0;
   /** The recording state last published (JSON), so the room hears of it once a second at most. */
   private publishedRecording = 'null';
 
@@ -156,8 +170,15 @@ export class Session extends EventTarget {
       };
       engine.net.on('stats', (s) => {
         this.stats = s;
+        this.publishQuality(s);
         this.changed();
       });
+      // The input meter's decaying peak, read 10 times a second (the summary wants the second's peak and any clip).
+      this.peakTimer = setInterval(() => {
+        const peak = engine.levels().self;
+        if (peak > this.inputPeak) this.inputPeak = peak;
+        if (peak >= FULL_SCALE) this.lastClipMs = Date.now();
+      }, 100);
       engine.net.on('error', (message) => this.dispatchEvent(new CustomEvent('error', { detail: message })));
       room.control.observe((ev) => {
         for (const key of ev.keysChanged) if (key.startsWith(`${room.clientId}:`)) this.applyControl(room.control.get(key));
@@ -232,6 +253,23 @@ export class Session extends EventTarget {
     if (!r || !this.engine) return;
     if (on && !r.recording) r.start(this.engine, this.tracks, this.identity.room);
     else if (!on && r.recording) void r.stop();
+  }
+
+  /** Once a second, with the stats: how we hear each peer, our input, our depth (MemberState.quality). */
+  private publishQuality(s: StatsMessage): void {
+    const engine = this.engine;
+    if (!engine) return;
+    const peers = new Map(s.peers.map((p) => [p.peerId, engine.stats.peerHistory(p.peerId, QUALITY_WINDOW)] as const));
+    const depth = this.choices.adaptive ? Math.max(0, ...s.peers.map((p) => p.fill.target)) || this.choices.depth : this.choices.depth;
+    const now = Date.now();
+    const clipping = now - this.lastClipMs < CLIP_HOLD_SECONDS * 1000;
+    const q = qualitySummary(peers, this.inputPeak, clipping, depth);
+    this.inputPeak = 0;
+    // Awareness resends our whole state to everyone: at once when a light would change, else every 5 s.
+    if (this.publishedQuality && lightKey(q) === lightKey(this.publishedQuality) && now - this.publishedQualityAt < QUALITY_REFRESH_MS) return;
+    this.publishedQuality = q;
+    this.publishedQualityAt = now;
+    this.room.patchSelf({ quality: q });
   }
 
   private publishMix(): void {
@@ -317,6 +355,7 @@ export class Session extends EventTarget {
   /** The page is going away: close the links now (no awaiting in pagehide). */
   abandon(): void {
     this.offRecorder?.();
+    clearInterval(this.peakTimer);
     this.devices?.stop();
     this.mesh?.leave();
     this.room.destroy();
@@ -324,6 +363,7 @@ export class Session extends EventTarget {
 
   async leave(): Promise<void> {
     this.offRecorder?.();
+    clearInterval(this.peakTimer);
     this.devices?.stop();
     this.mesh?.leave();
     if (this.engine) {

@@ -125,6 +125,27 @@ export interface MemberState {
   mix?: MixState;
   /** A take this participant's device is recording (for their paired remote), or absent. */
   recording?: RecordingState;
+  /** How this participant hears the others and their own input (the room's connection view): at once when a light would change, else every 5 s. */
+  quality?: QualitySummary;
+}
+
+/**
+ * What a participant publishes about their connections (src/room/quality-summary.ts): every
+ * member's view puts the two ends of each pair together (src/ui/tutti-connections.ts).
+ */
+export interface QualitySummary {
+  /**
+   * Per peer they hear, by that peer's client id: glitches they heard from it over the last 10 s
+   * (late, lost, underrun, trimmed), % of the frames expected, and the DataChannel round trip, ms
+   * (null before the first).
+   */
+  heard: Record<string, { glitchPercent: number; rttMs: number | null }>;
+  /** Peak input level over the last second, dBFS (−99 for silence). */
+  inputDb: number;
+  /** The input reached full scale within the last 10 s. */
+  clipping: boolean;
+  /** Jitter depth in use, quanta (the automatic one, or the manual choice). */
+  depth: number;
 }
 
 /** A take being recorded, as a participant publishes it for their paired remote (1 Hz). */
@@ -171,9 +192,22 @@ export function parseMemberState(data: unknown): MemberState | null {
     }
   }
   const m = d as unknown as MemberState;
-  const { recording: _unchecked, ...rest } = m;
+  const { recording: _recording, quality: _quality, ...rest } = m; // both checked below
   const recording = parseRecording(d['recording']);
-  return { ...rest, audio, ...(parseMix(d['mix']) ? { mix: parseMix(d['mix'])! } : {}), ...(recording ? { recording } : {}) };
+  const quality = parseQuality(d['quality']);
+  return { ...rest, audio, ...(parseMix(d['mix']) ? { mix: parseMix(d['mix'])! } : {}), ...(recording ? { recording } : {}), ...(quality ? { quality } : {}) };
+}
+
+function parseQuality(v: unknown): QualitySummary | null {
+  if (typeof v !== 'object' || v === null) return null;
+  const q = v as Record<string, unknown>;
+  if (!num(q['inputDb']) || typeof q['clipping'] !== 'boolean' || !num(q['depth']) || typeof q['heard'] !== 'object' || q['heard'] === null) return null;
+  const heard: QualitySummary['heard'] = {};
+  for (const [k, h] of Object.entries(q['heard'] as Record<string, unknown>).slice(0, 64)) {
+    const e = h as Record<string, unknown> | null;
+    if (e && num(e['glitchPercent']) && (e['rttMs'] === null || num(e['rttMs']))) heard[k] = { glitchPercent: e['glitchPercent'], rttMs: e['rttMs'] as number | null };
+  }
+  return { heard, inputDb: q['inputDb'], clipping: q['clipping'], depth: q['depth'] };
 }
 
 function parseRecording(v: unknown): RecordingState | null {

@@ -79,16 +79,26 @@ export function qualityInput(history: readonly PeerStats[]): QualityInput | null
   const rtts = recent.flatMap((p) => (p.rttMs === null ? [] : [p.rttMs]));
   const last = recent.at(-1);
   if (!last || rtts.length === 0) return null;
-  const first = recent[0]!;
-  const dropped = glitches(last) - glitches(first);
-  const expected = framesExpected(last) - framesExpected(first);
-  const dropPercent = recent.length > 1 && expected > 0 ? (100 * Math.max(0, dropped)) / expected : (100 * glitches(last)) / Math.max(1, framesExpected(last));
   return {
     rttAvgMs: rtts.reduce((a, b) => a + b, 0) / rtts.length,
     rttMaxMs: Math.max(...rtts),
     bufferMs: last.fill.target * QUANTUM_MS,
-    dropPercent,
+    dropPercent: glitchPercent(recent),
   };
+}
+
+/**
+ * Glitches a listener heard from one peer over `recent` stats (oldest first), % of the frames
+ * expected: the growth of the glitch count against the growth of the frames expected; with a
+ * single sample, over the session. 0 with none.
+ */
+export function glitchPercent(recent: readonly PeerStats[]): number {
+  const first = recent[0];
+  const last = recent.at(-1);
+  if (!first || !last) return 0;
+  const dropped = glitches(last) - glitches(first);
+  const expected = framesExpected(last) - framesExpected(first);
+  return recent.length > 1 && expected > 0 ? (100 * Math.max(0, dropped)) / expected : (100 * glitches(last)) / Math.max(1, framesExpected(last));
 }
 
 export interface OneWayInput {

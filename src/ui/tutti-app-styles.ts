@@ -35,6 +35,7 @@ export const viewStyles = css`
   .muted-note { color: #9fb0c0; font-size: 14px; }
   .clip { color: #e5534b; font-weight: 700; }
   h2 { font-size: 15px; margin: 0; }
+  h3.sub { font-size: 14px; margin: 12px 0 4px; color: #c4d0dc; }
   select, input[type='password'], input[type='number'] { font: inherit; min-height: 44px; padding: 0 10px; border-radius: 6px; border: 1px solid #3a4857; background: #18212b; color: inherit; box-sizing: border-box; }
   input[type='text'], input[type='password'] { min-height: 44px; box-sizing: border-box; width: 100%; }
   input[type='range'] { min-height: 44px; margin: 0; width: 100%; }

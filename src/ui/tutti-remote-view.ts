@@ -1,5 +1,5 @@
 // <tutti-remote-view>: the room view of a phone paired as a remote control (no audio): the room's
-// name, the access line and the remote's controls (<tutti-remote>). Fires `leave-room` and
+// name, the access line, the remote's controls (<tutti-remote>) and the room's connections. Fires `leave-room` and
 // `retry-password`, like <tutti-room>.
 
 import { LitElement, html, nothing } from 'lit';
@@ -9,6 +9,7 @@ import { accessStatus } from './access-status.ts';
 import { SessionWatch } from './session-watch.ts';
 import { viewStyles } from './tutti-app-styles.ts';
 import './tutti-remote.ts';
+import './tutti-connections.ts';
 
 @customElement('tutti-remote-view')
 export class TuttiRemoteView extends LitElement {
@@ -34,6 +35,7 @@ export class TuttiRemoteView extends LitElement {
       </div>
       ${accessStatus(s, () => this.fire('retry-password'))}
       <tutti-remote .room=${s.room} .target=${s.identity.remoteOf!} .roster=${s.roster}></tutti-remote>
+      <section class="card" aria-labelledby="connections-h"><h2 id="connections-h">Connections</h2><tutti-connections .roster=${s.roster}></tutti-connections></section>
     </section>`;
   }
 }

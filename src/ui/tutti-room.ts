@@ -23,6 +23,7 @@ import './tutti-share.ts';
 import './tutti-measure-tools.ts';
 import './tutti-devices.ts';
 import './tutti-recorder.ts';
+import './tutti-connections.ts';
 import type { RecorderBridge } from '../engine/recorder-bridge.ts';
 
 /**
@@ -90,6 +91,8 @@ export class TuttiRoom extends LitElement {
           ${m.kind === 'participant' ? html` · ${m.format}${m.muted ? ' · muted' : ''}` : nothing}
         </li>`)}
       </ul>
+      <h3 class="sub">Connections</h3>
+      <tutti-connections .roster=${s.roster}></tutti-connections>
     </section>`;
   }
 
