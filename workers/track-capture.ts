@@ -170,10 +170,13 @@ export const LOSS_SEEN_WITHIN_WINDOWS = 3;
  * frames delivered, for good. So: per buffer, how far the timestamp is ahead of the frames
  * delivered since the start; per window, the lowest of that; when a window's lowest is at least
  * half a buffer above the base (the last window's), and the next window's is too, that is a loss,
- * of whole buffers. One window alone is not: in a 600 s take the lowest of one window sat a
- * whole buffer up with nothing lost (the WAV fed in ran on without a gap), and a loss read from
- * it put 10 ms of silence into the input for good. Drift between the device's clock and the wall
- * clock (under 5 frames a second at 100 ppm) is followed window by window.
+ * of whole buffers: time the stream did not deliver, which the take fills with silence so the
+ * input keeps the clock's time. One window alone is not taken as a step, so a stretch of late
+ * stamps that comes back does not shift the input for good. (In the 600 s browser takes the
+ * fake microphone's page paused now and then: its WAV went on without a gap after the silence,
+ * later by as much; a real microphone's sound does not pause, and the frames are gone.) Drift
+ * between the device's clock and the wall clock (under 5 frames a second at 100 ppm) is
+ * followed window by window.
  */
 export class LossWatch {
   private startUs = 0;

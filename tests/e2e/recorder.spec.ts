@@ -60,13 +60,22 @@ async function downloadInput(page: Page, take: string): Promise<Buffer> {
   return readFileSync((await dl.path())!);
 }
 
-function judge(file: Buffer, label: string) {
+/**
+ * The input track is the input WAV: verbatim in one run, or, where the capture's stream lost time
+ * (`gaps`, from take.json: silence put in where the loss watch saw it), verbatim in one run between
+ * each two gaps, every run on the take's timeline. Across a gap the content may stay on the
+ * timeline (the stream lost frames: the sound went on without us) or fall back by up to the
+ * silence put in (the page feeding the fake microphone paused: its sound paused too), never more,
+ * and never ahead by more than a buffer. Returns the frames up to the last sound and those checked.
+ */
+function judge(file: Buffer, label: string, gaps: TakeInfo['gaps'] = []): { frames: number; verbatim: number } {
   const rec = recordingPcm(file);
   // Every track of a take is as long as the longest (the heard ones run on the output's clock):
   // the input may end in a little silence.
   let end = rec.samples.length / 2;
   while (end > 0 && rec.samples[2 * end - 1] === 0 && rec.samples[2 * end - 2] === 0) end--;
   const trailing = rec.samples.length / 2 - end;
+  if (gaps.length > 0) return judgeAcrossGaps(rec.samples, end, trailing, gaps, label);
   const m = matchRecording(readWavPcm(input), rec.samples.subarray(0, 2 * end));
   console.log(`${label}: ${(m.frames / 48_000).toFixed(2)} s (then ${trailing} frames of silence to the take's end), ${JSON.stringify(m)}`);
   expect(trailing / 48_000, 'padding to the take\'s end is short').toBeLessThan(0.5);
@@ -76,6 +85,46 @@ function judge(file: Buffer, label: string) {
   expect(m.verbatim).toBe(m.frames - m.leadingSilence);
   expect(m.jumps, 'one run: no frame lost or repeated').toBe(1);
   return m;
+}
+
+function judgeAcrossGaps(samples: Int32Array, end: number, trailing: number, gaps: TakeInfo['gaps'], label: string): { frames: number; verbatim: number } {
+  const wav = readWavPcm(input);
+  const len = wav.length / 2;
+  const sorted = [...gaps].sort((x, y) => x.atFrame - y.atFrame);
+  const runs: [number, number, number][] = []; // [from, to, silence put in after it]
+  let a = 0;
+  // A loss is seen up to LOSS_SEEN_WITHIN_WINDOWS windows after it: a run stops that far before its gap.
+  for (const g of sorted) {
+    runs.push([a, Math.max(a, g.atFrame - 128 - LOSS_SEEN_WITHIN_WINDOWS * LOSS_WINDOW_BUFFERS * 1024), g.frames]);
+    a = g.atFrame + g.frames + 128;
+  }
+  runs.push([a, end, 0]);
+  let wavAt: number | null = null;
+  let prevOff = 0;
+  let silenceBefore = 0;
+  let verbatim = 0;
+  const offsets: number[] = [];
+  for (const [r0, r1, silence] of runs) {
+    if (r1 - r0 >= 256) {
+      const m = matchRecording(wav, samples.subarray(2 * r0, 2 * r1));
+      expect(m.misses, `${label}, input frames ${r0}–${r1}: the input's samples`).toEqual([]);
+      expect(m.jumps, `${label}, input frames ${r0}–${r1}: one run`).toBe(1);
+      const startsAt = Number(/→ (\d+)/.exec(m.jumpsAt[0]!)![1]);
+      wavAt ??= startsAt - r0;
+      const off = ((((startsAt - (wavAt + r0)) % len) + len + len / 2) % len) - len / 2;
+      offsets.push(off);
+      expect(off - prevOff, `${label}, input frames ${r0}–${r1}: at most a buffer ahead of the timeline`).toBeLessThanOrEqual(480);
+      expect(off - prevOff, `${label}, input frames ${r0}–${r1}: back by no more than the silence put in`).toBeGreaterThanOrEqual(-silenceBefore - 480);
+      prevOff = off;
+      silenceBefore = 0;
+      verbatim += m.verbatim;
+    }
+    silenceBefore += silence;
+  }
+  console.log(`${label}: ${(end / 48_000).toFixed(2)} s, ${verbatim} frames verbatim in ${runs.length} runs around ${gaps.length} gap(s) ${JSON.stringify(gaps)}; each run's offset from the take's timeline ${JSON.stringify(offsets)} frames; then ${trailing} frames of silence`);
+  expect(trailing / 48_000, 'padding to the take\'s end is short').toBeLessThan(0.5);
+  expect(verbatim / end).toBeGreaterThan(0.9);
+  return { frames: end, verbatim };
 }
 
 test('record your input: the downloaded take is the 24-bit input sample for sample; listed, then deleted', async () => {
@@ -108,13 +157,14 @@ test('record your input: the downloaded take is the 24-bit input sample for samp
     const t0 = Date.now();
     const file = await downloadInput(page, take);
     const downloadMs = Date.now() - t0;
-    const m = judge(file, 'take');
+    const info = await page.evaluate((id) => (document.querySelector('tutti-app') as unknown as { recorder: { takes: TakeInfo[] } }).recorder.takes.find((t) => t.id === id)!, take);
+    const m = judge(file, 'take', info.gaps);
     busy.sort((a, b) => a - b);
     console.log(`recorder worker: median ${busy[busy.length >> 1]} ms/s, max ${busy[busy.length - 1]} ms/s over ${busy.length} readings; ${(file.length / 1e6).toFixed(1)} MB written at ${((48_000 * 6) / 1000).toFixed(0)} kB/s; download ${downloadMs} ms`);
     expect(m.frames / 48_000).toBeGreaterThan(TAKE_SECONDS - 0.5);
     // The mix plays on the output clock, the input comes on the capture clock: from a minute on
     // the sidecar says how far they drifted apart (both the system clock here: about 0).
-    const alignment = await page.evaluate((id) => (document.querySelector('tutti-app') as unknown as { recorder: { takes: TakeInfo[] } }).recorder.takes.find((t) => t.id === id)?.alignment, take);
+    const alignment = info.alignment;
     console.log(`alignment: ${JSON.stringify(alignment)}`);
     if (TAKE_SECONDS >= 65) {
       expect(alignment?.clockPpm, 'the two clocks\' drift, measured').toBeDefined();
@@ -167,16 +217,17 @@ test('a browser killed mid-take: the next start recovers the take (input, a part
     await expect(item).toHaveCount(1);
     await expect(item).toContainText('recovered after the page closed');
     const takeId = (await item.getAttribute('data-take'))!;
-    const m = judge(await downloadInput(second.page, takeId), `recovered take (status showed ${shown} s at the kill; relaunch to recovered in ${recoveredMs} ms)`);
+    const [dl] = await Promise.all([second.page.waitForEvent('download'), item.getByRole('button', { name: /^Download all \(ZIP\)/ }).click()]);
+    const zipped = readStoredZip(readFileSync((await dl.path())!));
+    const take = JSON.parse(zipped.get(`${takeId}/take.json`)!.toString('utf8')) as TakeInfo;
+    const names = entryNames(take);
+    const inputFile = zipped.get(`${takeId}/${names[take.tracks.findIndex((t) => t.kind === 'input')]}`)!;
+    const m = judge(inputFile, `recovered take (status showed ${shown} s at the kill; relaunch to recovered in ${recoveredMs} ms)`, take.gaps);
     // Everything up to the kill: at least what the status showed, less the last checkpoint's second.
     expect(m.frames / 48_000).toBeGreaterThanOrEqual(shown - 1);
 
     // The heard track and the mix came back too, as long as the input, and still right: Bob's
     // samples where he was present (as of the last sidecar), and the mix is Bob.
-    const [dl] = await Promise.all([second.page.waitForEvent('download'), item.getByRole('button', { name: /^Download all \(ZIP\)/ }).click()]);
-    const zipped = readStoredZip(readFileSync((await dl.path())!));
-    const take = JSON.parse(zipped.get(`${takeId}/take.json`)!.toString('utf8')) as TakeInfo;
-    const names = entryNames(take);
     expect(take.tracks.map((t) => `${t.kind}:${t.name}`).sort()).toEqual(['heard:Bob', 'input:input', 'mix:mix']);
     const pcm = new Map(take.tracks.map((t, i) => [t.kind, recordingPcm(zipped.get(`${takeId}/${names[i]}`)!).samples]));
     const frames = take.tracks[0]!.frames;
