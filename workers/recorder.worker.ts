@@ -118,10 +118,11 @@ class ActiveTake {
   /** The two clocks' drift so far, into the sidecar's alignment. */
   private noteClocks(): void {
     const ppm = this.clocks.ppm();
+    const drift = this.clocks.driftFrames(this.input.frames);
     const a = this.info.alignment;
-    if (ppm === null || !a) return;
+    if (ppm === null || drift === null || !a) return;
     a.clockPpm = Math.round(ppm * 10) / 10;
-    a.endDriftFrames = Math.round(ppm * 1e-6 * this.input.frames);
+    a.endDriftFrames = Math.round(drift);
   }
 
   private async tick(): Promise<void> {

@@ -3,48 +3,79 @@
 // at its start (heard-tracks.ts), and where the input and the output are different devices (a USB
 // microphone and the laptop's speakers, say) their clocks differ by tens of ppm, so over a long
 // take the heard tracks slide against the input. Every drain pairs the input frames and the heard
-// frames recorded so far (both rings drained at that moment); the least-squares slope of heard on
-// input is the ratio of the two clocks. Each ring delivers in bursts (capture buffers of 10-21 ms,
-// render bursts), which a line through minutes of pairs averages out. Pure logic; unit-tested.
+// frames recorded so far (both rings drained at that moment); how much later the heard count runs
+// against the input count at the end of the take than at its start is the slide, and over the
+// frames between, the ratio of the clocks. Each end is the mean over ~10 s of pairs: the rings
+// deliver in bursts (capture buffers of 10-21 ms, render bursts), which that averages out. Two
+// ends, not a line through every pair: in a 600 s browser take a least-squares line read −24 ppm
+// (14 ms by the end) where the two tracks' frame counts at the stop agreed to within the heard
+// offset (under 1 ppm). A stretch where one ring runs behind and later catches up bends a line
+// but not the ends, and where the tracks end up is what their alignment is. Pure logic;
+// unit-tested.
 
-/**
- * Pairs this far apart (input frames) before a slope is given: a minute. The capture's buffers
- * (up to 21 ms) make the input's count a sawtooth, which reads as up to ~120 ppm over 20 s and
- * ~20 over 60 s (in simulation: tests/unit/take-clocks.test.ts), about a millisecond by the end.
- */
+/** Input frames each end averages over (10 s). */
+const END_FRAMES = 10 * 48_000;
+/** Pairs kept for the closing end: 10 s of 50 ms drains, with room for a faster drain. */
+const RING = 512;
+/** Frames between the two ends' centres before a figure is given: a minute. */
 const MIN_SPAN_FRAMES = 60 * 48_000;
 
 export class TakeClocks {
-  private n = 0;
-  private x0 = 0;
-  private y0 = 0;
-  // Running means and co-moments of x, y relative to the first pair (Welford: exact for hours of frames).
-  private mx = 0;
-  private my = 0;
-  private cxx = 0;
-  private cxy = 0;
-  private lastX = 0;
+  private firstX: number | null = null;
+  /** The opening end: sums over the pairs in the first END_FRAMES of input. */
+  private openN = 0;
+  private openX = 0;
+  private openD = 0;
+  /** The last pairs (input frames, heard − input), a ring. */
+  private readonly xs = new Float64Array(RING);
+  private readonly ds = new Float64Array(RING);
+  private next = 0;
+  private count = 0;
 
   /** At one moment: input frames recorded so far, and heard frames (render quanta × 128) so far. */
   add(inputFrames: number, heardFrames: number): void {
-    if (this.n === 0) {
-      this.x0 = inputFrames;
-      this.y0 = heardFrames;
+    this.firstX ??= inputFrames;
+    const d = heardFrames - inputFrames;
+    if (inputFrames - this.firstX < END_FRAMES) {
+      this.openN++;
+      this.openX += inputFrames;
+      this.openD += d;
     }
-    const x = inputFrames - this.x0;
-    const y = heardFrames - this.y0;
-    this.n++;
-    const dx = x - this.mx;
-    this.mx += dx / this.n;
-    this.my += (y - this.my) / this.n;
-    this.cxx += dx * (x - this.mx);
-    this.cxy += dx * (y - this.my);
-    this.lastX = x;
+    this.xs[this.next] = inputFrames;
+    this.ds[this.next] = d;
+    this.next = (this.next + 1) % RING;
+    if (this.count < RING) this.count++;
+  }
+
+  /** How many more frames the heard tracks ran than the input from the opening end to the latest, and over how many input frames; null before a minute. */
+  private ends(): { slide: number; span: number } | null {
+    if (this.openN === 0 || this.count === 0) return null;
+    const lastX = this.xs[(this.next - 1 + RING) % RING]!;
+    let n = 0;
+    let sx = 0;
+    let sd = 0;
+    for (let i = 1; i <= this.count; i++) {
+      const k = (this.next - i + RING) % RING;
+      if (lastX - this.xs[k]! >= END_FRAMES) break;
+      n++;
+      sx += this.xs[k]!;
+      sd += this.ds[k]!;
+    }
+    const span = sx / n - this.openX / this.openN;
+    if (span < MIN_SPAN_FRAMES) return null;
+    return { slide: sd / n - this.openD / this.openN, span };
   }
 
   /** The output clock against the capture clock, (heard frames per input frame − 1) × 10⁶, or null before a minute. */
   ppm(): number | null {
-    if (this.lastX < MIN_SPAN_FRAMES || this.cxx <= 0) return null;
-    return (this.cxy / this.cxx - 1) * 1e6;
+    const e = this.ends();
+    return e ? (e.slide / e.span) * 1e6 : null;
+  }
+
+  /** How many frames later the heard tracks sit against the input at the latest pair than at the take's start, or null before a minute. */
+  driftFrames(latestInputFrames: number): number | null {
+    const e = this.ends();
+    if (!e || this.firstX === null) return null;
+    return (e.slide / e.span) * (latestInputFrames - this.firstX);
   }
 }

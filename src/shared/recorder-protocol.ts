@@ -48,7 +48,8 @@ export interface TakeAlignment {
   by: 'speaker' | 'none';
   /**
    * The output clock (heard tracks, mix) against the capture clock (input) over the take: heard
-   * frames per input frame, − 1, × 10⁶ (workers/take-clocks.ts); absent for takes under a minute.
+   * frames per input frame between the take's first and last 10 s, − 1, × 10⁶
+   * (workers/take-clocks.ts); absent for takes under a minute.
    * Where input and output are one device it is about 0.
    */
   clockPpm?: number;
