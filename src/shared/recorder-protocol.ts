@@ -49,8 +49,8 @@ export interface TakeAlignment {
   /**
    * The output clock (heard tracks, mix) against the capture clock (input) over the take: heard
    * frames per input frame between the take's first and last 10 s, − 1, × 10⁶
-   * (workers/take-clocks.ts); absent for takes under a minute.
-   * Where input and output are one device it is about 0.
+   * (workers/take-clocks.ts); absent for takes under a minute. An output that loses time in
+   * steps (a busy machine's device) reads as drift here too: it moves the tracks apart all the same.
    */
   clockPpm?: number;
   /** What that drift makes of the alignment by the take's end: the heard tracks sit this many frames later (negative: earlier) against the input than at its start. */

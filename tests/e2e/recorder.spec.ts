@@ -163,12 +163,14 @@ test('record your input: the downloaded take is the 24-bit input sample for samp
     console.log(`recorder worker: median ${busy[busy.length >> 1]} ms/s, max ${busy[busy.length - 1]} ms/s over ${busy.length} readings; ${(file.length / 1e6).toFixed(1)} MB written at ${((48_000 * 6) / 1000).toFixed(0)} kB/s; download ${downloadMs} ms`);
     expect(m.frames / 48_000).toBeGreaterThan(TAKE_SECONDS - 0.5);
     // The mix plays on the output clock, the input comes on the capture clock: from a minute on
-    // the sidecar says how far they drifted apart (both the system clock here: about 0).
+    // the sidecar says how far they drifted apart. Both fake devices run on the system clock here,
+    // but the output loses time in steps when the machine is busy (docs/BENCHMARKS.md), which is
+    // drift as far as the take's alignment goes: a 600 s take read −176 ppm (105 ms), another −24.
     const alignment = info.alignment;
     console.log(`alignment: ${JSON.stringify(alignment)}`);
     if (TAKE_SECONDS >= 65) {
-      expect(alignment?.clockPpm, 'the two clocks\' drift, measured').toBeDefined();
-      expect(Math.abs(alignment!.clockPpm!), 'one system clock behind both fake devices').toBeLessThan(100);
+      expect(alignment?.clockPpm, 'the two clocks\' drift, measured').toEqual(expect.any(Number));
+      expect(alignment!.endDriftFrames).toBeCloseTo((alignment!.clockPpm! * 1e-6 * m.frames), -2);
     }
 
     // The take outlives the room: after leaving, the join screen lists it.
