@@ -376,7 +376,7 @@ export class Session extends EventTarget {
 }
 
 function mixState(c: AudioChoices): MixState {
-  return { master: c.master, depth: c.depth, peers: Object.fromEntries(c.mix) };
+  return { master: c.master, depth: c.depth, adaptive: c.adaptive, peers: Object.fromEntries(c.mix) };
 }
 
 /** Our own signaling server on the page's host: the only one y-webrtc may use. */

@@ -91,7 +91,10 @@ export interface AudioSdp {
 /** A participant's own mixer, published so a paired remote can show it. Keys are peer ids. */
 export interface MixState {
   master: number;
+  /** The manual depth (quanta): in use when `adaptive` is false, the fallback otherwise. */
   depth: number;
+  /** The depth is automatic (the one in use is in MemberState.quality.depth). Absent in older apps: read as manual. */
+  adaptive?: boolean;
   peers: Record<string, { gain: number; muted: boolean }>;
 }
 
@@ -233,7 +236,7 @@ function parseMix(v: unknown): MixState | null {
     const q = p as Record<string, unknown> | null;
     if (q && num(q['gain']) && typeof q['muted'] === 'boolean') peers[k] = { gain: q['gain'], muted: q['muted'] };
   }
-  return { master: m['master'], depth: m['depth'], peers };
+  return { master: m['master'], depth: m['depth'], ...(typeof m['adaptive'] === 'boolean' ? { adaptive: m['adaptive'] } : {}), peers };
 }
 
 /** Narrow an untrusted control request, or null. */

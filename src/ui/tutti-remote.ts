@@ -51,8 +51,10 @@ export class TuttiRemote extends LitElement {
           <input type="range" min="0" max="2" step="0.01" .value=${String(mix.master)}
             @input=${(e: Event) => this.send('master', { master: Number((e.target as HTMLInputElement).value) })} />
         </label>
-        <label>Jitter buffer of ${t.name}: ${mix.depth} (${(mix.depth * QUANTUM_MS).toFixed(1)} ms)
-          <input type="range" min=${MIN_DEPTH} max=${MAX_DEPTH} step="1" .value=${String(mix.depth)}
+        <label>Jitter buffer of ${t.name}: ${mix.adaptive
+            ? `automatic, now ${t.quality ? `${t.quality.depth} (${(t.quality.depth * QUANTUM_MS).toFixed(1)} ms)` : '…'}; moving this sets it by hand`
+            : `${mix.depth} (${(mix.depth * QUANTUM_MS).toFixed(1)} ms)`}
+          <input type="range" min=${MIN_DEPTH} max=${MAX_DEPTH} step="1" .value=${String(mix.adaptive && t.quality ? t.quality.depth : mix.depth)}
             @input=${(e: Event) => this.send('depth', { depth: Number((e.target as HTMLInputElement).value) })} />
         </label>
       </div>

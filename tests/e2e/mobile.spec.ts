@@ -151,6 +151,8 @@ test('remote mode: a phone paired by QR link changes the desktop participant\'s 
   // Back up, and a depth change reaches Alice's playout.
   await phone.page.getByRole('slider', { name: 'Volume of Bob' }).fill('1');
   await expect.poll(() => peerLevel(alice.page, 'Bob'), { timeout: 10_000 }).toBeGreaterThan(30);
+  // The depth in use is the automatic one, and the phone says so (not the manual fallback, 8).
+  await expect(phone.page.getByText(/Jitter buffer of Alice: automatic, now \d+/)).toBeVisible({ timeout: 10_000 });
   await phone.page.getByRole('slider', { name: /Jitter buffer of Alice/ }).fill('12');
   await expect.poll(async () => (await stats(alice.page))?.peers[0]?.depth, { timeout: 10_000 }).toBe(12);
   await expect(phone.page.getByText(/Jitter buffer of Alice: 12/)).toBeVisible();
