@@ -58,5 +58,7 @@ test('connections at a glance: a lossy sender\'s pairs turn red on every member\
   // The reasons: on tap (the row opens) and on hover (its title), with the direction that failed.
   await pair(bob.page, 'Alice–Carol').locator('summary').click();
   await expect(pair(bob.page, 'Alice–Carol').locator('.why')).toContainText(/Alice hears Carol: \d+\.\d\d % glitches/);
+  // For the log (not yet checked against an outside count: see the closing note of this stop).
+  console.log(`shown: ${await pair(bob.page, 'Alice–Carol').locator('.why').textContent()}; Carol's sender drops one packet in four`);
   expect(await pair(bob.page, 'Alice–Carol').locator('summary').getAttribute('title')).toMatch(/Carol hears Alice: /);
 });
