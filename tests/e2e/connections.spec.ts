@@ -5,9 +5,11 @@
 import { expect, test } from '@playwright/test';
 import { joinRoom, setRedundancy } from '../support/browsers.ts';
 import { stats, waitForPeers } from '../support/stats.ts';
+import { setDropEvery } from '../support/taps.ts';
 import { roomSuite } from '../support/suite.ts';
 
-const suite = roomSuite('connections');
+// The test build: Carol's sender drops frames on request (tests/support/taps.ts setDropEvery).
+const suite = roomSuite('connections', { build: 'test' });
 
 test('connections at a glance: the same light per pair on every member\'s view, from both ends\' reports; reasons on tap; each member\'s input and depth', async () => {
   test.setTimeout(120_000);
@@ -22,33 +24,81 @@ test('connections at a glance: the same light per pair on every member\'s view, 
   for (const p of [alice, bob]) await expect(pair(p.page, 'Alice–Bob')).toHaveAttribute('data-light', /green|amber/, { timeout: 20_000 });
   await expect(alice.page.locator('[data-member-note="Bob"]')).toContainText(/input peak -?\d+\.\d dBFS · depth \d+/);
 
-  // Carol joins with the test build's packet drop (one in four) and redundancy off. NOT proven
-  // here yet: that this turns her pairs red. Her receivers counted 0.5 % lost where 25 % was meant
-  // (redundancy 0 at all three), and 2 runs in 7 never went red; the switch or what fills the
-  // frames is under investigation (closing note of this stop). What is asserted: every member's
-  // view shows all three pairs, with the same lights on every view, from both ends' reports.
-  await joinRoom(carol.page, suite.server.url, room, 'Carol', { query: 'test=tap&dropEvery=4' });
+  // Carol joins (test build, redundancy off at all three): once every view shows the same three
+  // lights, her sender starts dropping one frame in four before it reaches any channel.
+  await joinRoom(carol.page, suite.server.url, room, 'Carol', { query: 'test=tap' });
   await setRedundancy(carol.page, 'Off');
-  const lights = async (page: typeof alice.page): Promise<string> =>
-    JSON.stringify(await page.locator('li[data-pair]').evaluateAll((els) => els.map((e) => `${e.getAttribute('data-pair')}:${e.getAttribute('data-light')}`).sort()));
+  const lights = async (page: typeof alice.page): Promise<string[]> =>
+    (await page.locator('li[data-pair]').evaluateAll((els) => els.map((e) => `${e.getAttribute('data-pair')}:${e.getAttribute('data-light')}`))).sort();
   await expect.poll(async () => ((await stats(alice.page))?.peers ?? []).length, { timeout: 30_000, intervals: [100] }).toBe(2);
   const joinedAt = Date.now();
   await expect
     .poll(
       async () => {
-        const all = await Promise.all([alice, bob, carol].map((p) => lights(p.page)));
+        const all = (await Promise.all([alice, bob, carol].map((p) => lights(p.page)))).map((l) => JSON.stringify(l));
         return all.every((l) => l === all[0]) && !all[0]!.includes('unknown') && (JSON.parse(all[0]!) as string[]).length === 3;
       },
       { timeout: 15_000, intervals: [250] },
     )
     .toBe(true);
-  console.log(`the same three lights on every view ${Date.now() - joinedAt} ms after Carol's link reached Alice's worker: ${await lights(alice.page)}`);
-  console.log(`redundancy in use: Alice ${(await stats(alice.page))?.redundancy}, Bob ${(await stats(bob.page))?.redundancy}, Carol ${(await stats(carol.page))?.redundancy}; Alice's counters ${JSON.stringify(((await stats(alice.page))?.peers ?? []).map((p) => ({ lost: p.lost, recovered: p.recovered, received: p.received, underruns: p.underruns })))}`);
+  console.log(`the same three lights on every view ${Date.now() - joinedAt} ms after Carol's link reached Alice's worker: ${(await lights(alice.page)).join(' ')}`);
+  const redundancy = await Promise.all([alice, bob, carol].map(async (p) => (await stats(p.page))?.redundancy));
+  expect(redundancy, 'redundancy off at all three: a dropped frame is lost, not recovered').toEqual([0, 0, 0]);
+  // All links clean first. (Three browsers starting on two cores glitch: a pair can show red
+  // for the 10 s window after Carol's join.)
+  await expect.poll(async () => (await lights(alice.page)).filter((l) => !l.endsWith(':red')).length, { timeout: 30_000, intervals: [250] }).toBe(3);
+
+  // Each receiver's counters per peer (the stats name no one: the lossy peer is found by its loss).
+  const counters = async (page: typeof alice.page) =>
+    ((await stats(page))?.peers ?? []).map((p) => ({ id: p.peerId, lost: p.lost, received: p.received, recovered: p.recovered, late: p.late }));
+  await setDropEvery(carol.page, 4);
+  const degradedAt = Date.now();
+  const redOn: number[] = [];
+  await expect
+    .poll(
+      async () => {
+        const all = await Promise.all([alice, bob, carol].map((p) => lights(p.page)));
+        all.forEach((l, i) => {
+          if (redOn[i] === undefined && l.filter((x) => x.includes('Carol') && x.endsWith(':red')).length === 2) redOn[i] = Date.now() - degradedAt;
+        });
+        return redOn.filter((x) => x !== undefined).length;
+      },
+      { timeout: 3_000, intervals: [100] },
+    )
+    .toBe(3);
+  console.log(`Carol's two pairs red on Alice's, Bob's and Carol's views ${redOn.join(', ')} ms after her sender started dropping one frame in four; Alice–Bob ${(await lights(alice.page)).find((l) => l.startsWith('Alice–Bob'))}`);
+
+  // What the receivers count, against what Carol's sender dropped: a quarter of her frames. (The
+  // lights turned on a stats report from after the drops began: every frame counted from here on
+  // left her sender after they did.)
+  const before = await Promise.all([alice, bob].map((p) => counters(p.page)));
+  await alice.page.waitForTimeout(10_500); // a whole quality window (10 s) of the lossy link
+  const after = await Promise.all([alice, bob].map((p) => counters(p.page)));
+  for (let i = 0; i < 2; i++) {
+    const lossy = after[i]!.map((a) => {
+      const b = before[i]!.find((x) => x.id === a.id)!;
+      const lost = a.lost - b.lost;
+      const expected = a.received - b.received + (a.recovered - b.recovered) + (a.late - b.late) + lost;
+      return { id: a.id, lost, expected, percent: (100 * lost) / Math.max(1, expected) };
+    });
+    console.log(`${i ? 'Bob' : 'Alice'} counted: ${lossy.map((l) => `${l.id.slice(0, 6)} lost ${l.lost} of ${l.expected} (${l.percent.toFixed(1)} %)`).join(', ')}`);
+    const worst = lossy.reduce((m, l) => (l.percent > m.percent ? l : m));
+    expect(worst.percent, 'the peer that drops one frame in four: a quarter of its frames lost').toBeGreaterThan(24);
+    expect(worst.percent, "(plus what a busy machine loses on its own: up to 1.7 % seen on a clean link)").toBeLessThan(27);
+    const other = lossy.find((l) => l !== worst)!;
+    expect(other.percent, 'the clean peer').toBeLessThan(2);
+  }
 
   // The reasons: on tap (the row opens) and on hover (its title), with the direction that failed.
   await pair(bob.page, 'Alice–Carol').locator('summary').click();
-  await expect(pair(bob.page, 'Alice–Carol').locator('.why')).toContainText(/Alice hears Carol: \d+\.\d\d % glitches/);
-  // For the log (not yet checked against an outside count: see the closing note of this stop).
-  console.log(`shown: ${await pair(bob.page, 'Alice–Carol').locator('.why').textContent()}; Carol's sender drops one packet in four`);
+  const why = pair(bob.page, 'Alice–Carol').locator('.why');
+  await expect(why).toContainText(/Alice hears Carol: \d+\.\d\d % glitches/);
+  // The figure shown is the outside count: a quarter of Carol's frames never left her sender. A
+  // light that does not change is republished every 5 s, so the figure can be that old: the
+  // window has been all lossy for at most 5 s more.
+  const shown = async () => Number(/Alice hears Carol: (\d+\.\d\d) %/.exec((await why.textContent())!)![1]);
+  await expect.poll(shown, { timeout: 6_000, intervals: [250] }).toBeGreaterThan(23);
+  console.log(`shown on Bob's view: ${await why.textContent()}; Carol's sender drops one frame in four`);
+  expect(await shown()).toBeLessThan(28);
   expect(await pair(bob.page, 'Alice–Carol').locator('summary').getAttribute('title')).toMatch(/Carol hears Alice: /);
 });

@@ -30,3 +30,18 @@ export async function workerGlobals(page: Page): Promise<{ tap: boolean; worker:
     return { tap: g['__tuttiTap'] !== undefined, worker: g['__tuttiWorker'] !== undefined };
   });
 }
+
+/**
+ * Test build only: from now on the page's sender drops every `n`th frame before it reaches any
+ * channel (0 stops), as `?dropEvery=n` does from the start: a link that degrades mid-session.
+ * Sets the worker's own test options (workers/sender.ts reads them per frame).
+ */
+export async function setDropEvery(page: Page, n: number): Promise<void> {
+  const w = await netWorker(page);
+  await w.evaluate((every) => {
+    const nw = (self as unknown as { __tuttiWorker?: { sender: { test: { dropEvery?: number } } } }).__tuttiWorker;
+    if (!nw) throw new Error('no __tuttiWorker: not the test build');
+    if (every >= 2) nw.sender.test.dropEvery = every;
+    else delete nw.sender.test.dropEvery;
+  }, n);
+}
