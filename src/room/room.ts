@@ -289,3 +289,13 @@ function passwordTag(password: string): string {
   for (let i = 0; i < password.length; i++) h = Math.imul(h ^ password.charCodeAt(i), 0x01000193);
   return (h >>> 0).toString(36);
 }
+
+/**
+ * The Yjs client id that wrote `key`'s current value in `map` (or deleted it): taken from the
+ * stored change itself, so it names the device that made it whatever the value claims. Yjs keeps
+ * it on the map's item (`_map`, not in its typed API); undefined if the key was never written.
+ */
+export function writerOf(map: Y.Map<unknown>, key: string): number | undefined {
+  const item = (map as unknown as { _map: Map<string, { id: { client: number } }> })._map.get(key);
+  return item?.id.client;
+}

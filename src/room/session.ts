@@ -5,6 +5,7 @@
 // down on leave. No DOM: the views (src/ui) read its state and listen for `change`.
 
 import { MAX_DEPTH, MAX_REDUNDANCY, MIN_DEPTH, DEFAULT_DEPTH, DEFAULT_REDUNDANCY } from '../shared/constants.ts';
+import type * as Y from 'yjs';
 import type { StatsMessage } from '../shared/worker-protocol.ts';
 import { WIRE_VERSION, type SendBits } from '../shared/wire.ts';
 import { MAX_ROOM_TITLE, parseControlRequest, type MemberState, type MixState, type QualitySummary, type RecordingState, type Role } from '../shared/signaling-protocol.ts';
@@ -17,7 +18,8 @@ import { AudioMesh, type RemoteMember } from './audio-mesh.ts';
 import { DeviceChoice } from './device-choice.ts';
 import { effectiveIceServers } from './ice-servers.ts';
 import { LISTING_KEY } from './open-rooms.ts';
-import { Room, type Access } from './room.ts';
+import { Room, writerOf, type Access } from './room.ts';
+import { SessionLog } from './session-log.ts';
 
 /** The quality summary is republished this often when no light would change (ms). */
 const QUALITY_REFRESH_MS = 5000;
@@ -65,6 +67,8 @@ export class Session extends EventTarget {
   access: Access;
   /** The network worker's latest stats (1 Hz). */
   stats: StatsMessage | null = null;
+  /** What happened in the room while this page was in it (exportable). */
+  readonly log: SessionLog;
   /** The room's default jitter depth, when a member set one. */
   roomDepth: number | undefined;
   /** The title the room is listed under on the server's open rooms, or undefined. */
@@ -96,6 +100,8 @@ export class Session extends EventTarget {
     super();
     this.access = room.access;
     this.roster = room.roster();
+    this.log = new SessionLog(room.clientId);
+    this.log.roster(this.roster, Date.now());
     this.devices = engine ? new DeviceChoice(engine) : undefined;
   }
 
@@ -152,8 +158,21 @@ export class Session extends EventTarget {
     };
     room.onroster = () => {
       this.roster = room.roster();
+      this.log.roster(this.roster, Date.now());
       this.changed();
     };
+    // The log's "who changed what": every setting and remote request, with the device that wrote it.
+    room.settings.observe((ev) => {
+      if (ev.transaction.origin === room.persistence) return; // this device's copy from an earlier visit, not a change now
+      for (const key of ev.keysChanged) this.log.setting(key, room.settings.get(key), writerOf(room.settings, key), Date.now());
+    });
+    room.control.observe((ev) => {
+      if (ev.transaction.origin === room.persistence) return;
+      for (const key of ev.keysChanged) {
+        const r = parseControlRequest(room.control.get(key));
+        if (r) this.log.control(Number(key.split(':')[0]), r, writerOf(room.control as Y.Map<unknown>, key), Date.now());
+      }
+    });
     const apply = (): void => {
       this.applyRoomDepth();
       this.applyRoomRedundancy();

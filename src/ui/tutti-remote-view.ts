@@ -10,6 +10,7 @@ import { SessionWatch } from './session-watch.ts';
 import { viewStyles } from './tutti-app-styles.ts';
 import './tutti-remote.ts';
 import './tutti-connections.ts';
+import './tutti-session-log.ts';
 
 @customElement('tutti-remote-view')
 export class TuttiRemoteView extends LitElement {
@@ -35,7 +36,8 @@ export class TuttiRemoteView extends LitElement {
       </div>
       ${accessStatus(s, () => this.fire('retry-password'))}
       <tutti-remote .room=${s.room} .target=${s.identity.remoteOf!} .roster=${s.roster}></tutti-remote>
-      <section class="card" aria-labelledby="connections-h"><h2 id="connections-h">Connections</h2><tutti-connections .roster=${s.roster}></tutti-connections></section>
+      <section class="card" aria-labelledby="connections-h"><h2 id="connections-h">Connections</h2><tutti-connections .roster=${s.roster}></tutti-connections>
+        <tutti-session-log .log=${s.log} .count=${s.log.entries.length + s.log.dropped} .room=${s.identity.room}></tutti-session-log></section>
     </section>`;
   }
 }

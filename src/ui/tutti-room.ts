@@ -24,6 +24,7 @@ import './tutti-measure-tools.ts';
 import './tutti-devices.ts';
 import './tutti-recorder.ts';
 import './tutti-connections.ts';
+import './tutti-session-log.ts';
 import type { RecorderBridge } from '../engine/recorder-bridge.ts';
 
 /**
@@ -93,6 +94,7 @@ export class TuttiRoom extends LitElement {
       </ul>
       <h3 class="sub">Connections</h3>
       <tutti-connections .roster=${s.roster}></tutti-connections>
+      <tutti-session-log .log=${s.log} .count=${s.log.entries.length + s.log.dropped} .room=${s.identity.room}></tutti-session-log>
     </section>`;
   }
 
