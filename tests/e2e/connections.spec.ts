@@ -2,6 +2,7 @@
 // participant publishes how they hear every peer through the room's awareness, and every member's
 // view draws one light per pair from those summaries, the same on every view.
 
+import { readFileSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
 import { joinRoom, setRedundancy } from '../support/browsers.ts';
 import { stats, waitForPeers } from '../support/stats.ts';
@@ -101,4 +102,19 @@ test('connections at a glance: the same light per pair on every member\'s view, 
   console.log(`shown on Bob's view: ${await why.textContent()}; Carol's sender drops one frame in four`);
   expect(await shown()).toBeLessThan(28);
   expect(await pair(bob.page, 'Alice–Carol').locator('summary').getAttribute('title')).toMatch(/Carol hears Alice: /);
+
+  // Bob's session log: the pair that went red with its reason in the view, and in the export
+  // Carol's arrival and the setting Alice changed, by name (the Yjs writer, not a claimed name).
+  const log = bob.page.locator('tutti-session-log');
+  await log.locator('summary').click();
+  await expect(log.getByTestId('session-log')).toContainText(/(Alice ↔ Carol|Carol ↔ Alice): [a-z ]+ → struggling \(.*hears.*\d+\.\d\d % glitches/);
+  const [dl] = await Promise.all([bob.page.waitForEvent('download'), log.getByRole('button', { name: 'Export session log' }).click()]);
+  expect(dl.suggestedFilename()).toMatch(/^tutti-session-lights-\d+-.*\.txt$/);
+  const text = readFileSync((await dl.path())!, 'utf8');
+  console.log(`Bob's exported session log:\n${text}`);
+  expect(text).toMatch(/you joined as Bob/);
+  expect(text).toMatch(/Alice \(.*\) (was here|joined)/);
+  expect(text).toMatch(/Carol \(.*\) joined/);
+  expect(text).toMatch(/Alice set redundancy to off/);
+  expect(text).toMatch(/(Alice ↔ Carol|Carol ↔ Alice): .* → struggling/);
 });
