@@ -8,9 +8,10 @@
 import type { InputChannels } from '../src/shared/input-channels.ts';
 import { DEFAULT_DEPTH, MAX_PEERS, QUANTUM_FRAMES, clampDepth } from '../src/shared/constants.ts';
 import { CAP_I32, CaptureViews, HEARD_F64, HEARD_I32, HeardViews, PEER_I32, PLAY_F32, PlaybackViews, type HeardMemory, type RecordMemory } from '../src/shared/memory-layout.ts';
-import { ControlKind, type SendBits } from '../src/shared/wire.ts';
-import type { FromWorker, InitMessage, PeerClosedReason, PeerStats, TestOptions, ToWorker } from '../src/shared/worker-protocol.ts';
+import { ControlKind, VERSION_CLOCK, type SendBits } from '../src/shared/wire.ts';
+import type { ClockRefMessage, FromWorker, InitMessage, PeerClosedReason, PeerStats, SharedClockStats, TestOptions, ToWorker } from '../src/shared/worker-protocol.ts';
 import { ArrivalTrace } from './arrival-stats.ts';
+import { SharedClock } from './clock-sync.ts';
 import { DepthController } from './depth-controller.ts';
 import { JitterWriter, findFreePeer } from './jitter-writer.ts';
 import { takePeerStats } from './peer-stats.ts';
@@ -28,6 +29,8 @@ const STATS_INTERVAL_MS = 1000;
 const CONTROL_INTERVAL_MS = 100;
 /** Channel round-trip pings, and loopback impulses, once a second. */
 const PING_INTERVAL_MS = 1000;
+/** The shared clock's exchanges with every peer: four a second (16 and 32 bytes each way). */
+const CLOCK_INTERVAL_MS = 250;
 
 class NetWorker {
   private readonly cap: CaptureViews;
@@ -48,6 +51,12 @@ class NetWorker {
   private lastSent = 0;
   private lastStatsAt = performance.now();
   private readonly timers: ReturnType<typeof setInterval>[];
+  /** Our clock for the shared clock's exchanges, ms since the epoch (a test switch may skew it). */
+  private readonly clockNow: () => number;
+  /** The room's shared clock, from our side. */
+  private readonly shared = new SharedClock();
+  /** What the page last said the room follows (a peer may be named before its channel is here). */
+  private clockRef: ClockRefMessage['ref'] = { kind: 'hold' };
 
   constructor(init: Omit<InitMessage, 'type'>) {
     this.cap = new CaptureViews(init.capture);
@@ -61,12 +70,14 @@ class NetWorker {
     const test: TestOptions = __TUTTI_TEST__ ? (init.test ?? {}) : {};
     const tap = __TUTTI_TEST__ && test.tap ? new Tap(streamId) : null;
     if (__TUTTI_TEST__ && tap) self.__tuttiTap = tap;
+    this.clockNow = skewedClock(test.clockOffsetMs ?? 0, test.clockPpm ?? 0);
     this.sender = new Sender(this.cap, init.channels, init.redundancy, streamId, test, tap, (reason) => post({ type: 'capture-ended', reason }), () => post({ type: 'capture-switched' }));
-    this.receiver = new Receiver(this.play, streamId, post, tap, this.speaker, test);
+    this.receiver = new Receiver(this.play, streamId, post, tap, this.speaker, test, this.clockNow);
     this.timers = [
       setInterval(() => this.postStats(), STATS_INTERVAL_MS),
       setInterval(() => this.steer(), CONTROL_INTERVAL_MS),
       setInterval(() => this.ping(), PING_INTERVAL_MS),
+      setInterval(() => this.askClocks(), CLOCK_INTERVAL_MS),
     ];
   }
 
@@ -121,6 +132,7 @@ class NetWorker {
     channel.onmessage = (ev: MessageEvent) => this.receiver.onPacket(peer, ev.data);
     this.peers.set(peerId, peer);
     this.listChanged();
+    this.resolveClockRef();
     if (channel.readyState === 'open') post({ type: 'peer-open', peerId });
   }
 
@@ -129,6 +141,7 @@ class NetWorker {
     if (!peer) return;
     this.peers.delete(peerId);
     this.listChanged();
+    this.resolveClockRef();
     peer.channel.onopen = peer.channel.onclose = peer.channel.onmessage = peer.channel.onerror = null;
     if (peer.channel.readyState !== 'closed') peer.channel.close();
     if (this.peerList.every((p) => !p.loopback)) this.sender.injectMarker = false;
@@ -171,6 +184,48 @@ class NetWorker {
       if (p.loopback) inject = true;
     }
     if (inject) this.sender.injectMarker = true;
+  }
+
+  /** 4 Hz: ask every peer's clock (those whose app answers: wire ≥ 3). */
+  private askClocks(): void {
+    for (const p of this.peerList) if (p.wire >= VERSION_CLOCK) this.receiver.sendClockRequest(p);
+  }
+
+  /** The page says whose clock the room follows (src/room/shared-clock.ts). */
+  setClockRef(ref: ClockRefMessage['ref']): void {
+    this.clockRef = ref;
+    this.resolveClockRef();
+  }
+
+  /** Point the shared clock at the reference's PeerClock once its channel is here; hold until then. */
+  private resolveClockRef(): void {
+    const r = this.clockRef;
+    const peer = r.kind === 'peer' ? this.peers.get(r.peerId) : undefined;
+    this.shared.ref = r.kind === 'self' ? r : peer && r.kind === 'peer' ? { kind: 'peer', peer: peer.clock, baseMs: r.baseMs } : { kind: 'hold' };
+  }
+
+  private clockStats(): SharedClockStats {
+    const offset = this.shared.offsetAt(this.clockNow());
+    const error = this.shared.errorMs;
+    const kind = this.shared.ref.kind;
+    return {
+      ref: kind,
+      refPeerId: kind === 'peer' && this.clockRef.kind === 'peer' ? this.clockRef.peerId : null,
+      offsetMs: offset === null ? null : Math.round(offset * 1000) / 1000,
+      errorMs: error === null ? null : Math.round(error * 1000) / 1000,
+    };
+  }
+
+  /**
+   * Test build only: the shared clock minus this process's unskewed clock, ms. Every process on one
+   * machine shares that clock, so the tests compare this figure across browsers (null in production).
+   */
+  sharedMinusHostMs(): number | null {
+    if (!__TUTTI_TEST__) return null;
+    const host = performance.timeOrigin + performance.now();
+    const mine = this.clockNow();
+    const offset = this.shared.offsetAt(mine);
+    return offset === null ? null : mine + offset - host;
   }
 
   // ---- control -----------------------------------------------------------------------------
@@ -260,7 +315,8 @@ class NetWorker {
     this.lastStatsAt = now;
     const s = this.sender;
     const peers: PeerStats[] = [];
-    for (const p of this.peers.values()) peers.push(takePeerStats(p, seconds, s.channels === 2, s.format, this.output));
+    const clockNow = this.clockNow();
+    for (const p of this.peers.values()) peers.push(takePeerStats(p, seconds, s.channels === 2, s.format, this.output, clockNow));
     post({
       type: 'stats',
       sent: s.sent,
@@ -272,6 +328,7 @@ class NetWorker {
       redundancy: s.redundancyFrames,
       adaptive: this.adaptive,
       traceFrames: this.receiver.trace?.length ?? 0,
+      clock: this.clockStats(),
       peers,
     });
     this.lastSent = s.sent;
@@ -279,6 +336,16 @@ class NetWorker {
     s.busyMs = 0;
     this.receiver.busyMs = 0;
   }
+}
+
+/** Our clock, ms since the epoch; in the test build skewed by `offsetMs` and `ppm` when asked. */
+function skewedClock(offsetMs: number, ppm: number): () => number {
+  if (!__TUTTI_TEST__ || (offsetMs === 0 && ppm === 0)) return () => performance.timeOrigin + performance.now();
+  const start = performance.timeOrigin + performance.now();
+  return () => {
+    const t = performance.timeOrigin + performance.now();
+    return t + offsetMs + ppm * 1e-6 * (t - start);
+  };
 }
 
 function post(msg: FromWorker): void {
@@ -337,6 +404,9 @@ self.onmessage = (ev: MessageEvent<ToWorker>) => {
       break;
     case 'record':
       worker!.record(msg.input, msg.heard);
+      break;
+    case 'clock-ref':
+      worker!.setClockRef(msg.ref);
       break;
     case 'output-clock':
       worker!.outputClock(msg.contextTime, msg.wallMs);

@@ -11,9 +11,9 @@ import type { OutputClock } from './shown-drift.ts';
 /**
  * `seconds` since the last call; `stereoSender`: we send two channels (a mono mixdown for this
  * peer is then a step down the ladder, worth reporting); `sendFormat`: the format we chose; `output`: our output device's clock (the
- * drift shown is against it).
+ * drift shown is against it); `clockNow`: our clock for the shared clock's exchanges.
  */
-export function takePeerStats(p: RemotePeer, seconds: number, stereoSender: boolean, sendFormat: SampleFormat, output: OutputClock): PeerStats {
+export function takePeerStats(p: RemotePeer, seconds: number, stereoSender: boolean, sendFormat: SampleFormat, output: OutputClock, clockNow: number): PeerStats {
   const w = p.writer;
   const c = w.counters;
   const missed = w.playCounter(PEER_I32.MISSED);
@@ -61,6 +61,7 @@ export function takePeerStats(p: RemotePeer, seconds: number, stereoSender: bool
     latencyMs: p.latency.summary(),
     oneWayMs: p.oneWay.summary(),
     framesPerSecond: Math.round((c.received + c.recovered - p.lastReceived) / seconds),
+    clock: clockStats(p, clockNow),
   };
   p.lastReceived = c.received + c.recovered;
   p.bytesIn = 0;
@@ -68,6 +69,17 @@ export function takePeerStats(p: RemotePeer, seconds: number, stereoSender: bool
   p.oneWay.reset();
   p.ifdv.reset();
   return stats;
+}
+
+function clockStats(p: RemotePeer, now: number): PeerStats['clock'] {
+  const e = p.clock.estimate;
+  const offset = p.clock.offsetAt(now);
+  if (!e || offset === null) return null;
+  return { offsetMs: round3(offset), driftPpm: Math.round(e.driftPpm * 10) / 10, errorMs: round3(e.errorMs), used: e.used, samples: e.samples };
+}
+
+function round3(x: number): number {
+  return Math.round(x * 1000) / 1000;
 }
 
 function round2(x: number): number {

@@ -7,7 +7,7 @@
 
 import { JITTER_SLOTS, LOOPBACK_MARKER, QUANTUM_FRAMES, QUANTUM_MS } from '../src/shared/constants.ts';
 import { PLAY_I32, slotOf, type PlaybackViews } from '../src/shared/memory-layout.ts';
-import { ControlKind, FLAG, HEADER, MAGIC_VERSION_BYTE, Reject, SampleFormat, decodeHeader, encodeControl, quantise, readSample, newHeader, BYTES_PER_SAMPLE, type PacketHeader } from '../src/shared/wire.ts';
+import { CLOCK, ControlKind, FLAG, HEADER, MAGIC_VERSION_BYTE, Reject, SampleFormat, decodeHeader, encodeClockReply, encodeClockRequest, encodeControl, quantise, readSample, newHeader, BYTES_PER_SAMPLE, type PacketHeader } from '../src/shared/wire.ts';
 import type { FromWorker, TestOptions } from '../src/shared/worker-protocol.ts';
 import type { ArrivalTrace } from './arrival-stats.ts';
 import { Arrival } from './jitter-writer.ts';
@@ -24,7 +24,7 @@ export class Receiver {
   /** Every arrival recorded, while the page asks for a trace (bench). */
   trace: ArrivalTrace | null = null;
   private readonly header = newHeader();
-  private readonly control = new Uint8Array(new ArrayBuffer(16));
+  private readonly control = new Uint8Array(new ArrayBuffer(CLOCK.REPLY_SIZE));
   private readonly controlView = new DataView(this.control.buffer);
 
   constructor(
@@ -38,6 +38,8 @@ export class Receiver {
     private readonly speaker: SpeakerTime = new SpeakerTime(),
     /** Test build only (see net.worker.ts): empty in production. */
     private readonly test: TestOptions = {},
+    /** This worker's clock for the shared clock's exchanges, ms since the epoch (skewed only by a test switch). */
+    private readonly clock: () => number = () => performance.timeOrigin + performance.now(),
   ) {}
 
   /** One message from `peer`'s channel (channel.onmessage). Never throws. */
@@ -63,7 +65,7 @@ export class Receiver {
       }
       peer.bytesIn += view.byteLength;
       if ((h.flags & FLAG.CONTROL) !== 0) {
-        this.onControl(peer, h);
+        this.onControl(peer, h, this.clock());
         return;
       }
       if ((h.flags & FLAG.ECHOED) !== 0) {
@@ -135,8 +137,25 @@ export class Receiver {
     peer.rejectedBy[why]!++;
   }
 
-  private onControl(peer: RemotePeer, h: PacketHeader): void {
+  /** A clock request to `peer` (the network worker's 4 Hz timer), if its app answers them (wire ≥ 3). */
+  sendClockRequest(peer: RemotePeer): void {
+    if (peer.channel.readyState !== 'open') return;
+    peer.clockId = (peer.clockId + 1) >>> 0;
+    const n = encodeClockRequest(this.controlView, peer.clockId, this.clock());
+    peer.channel.send(this.control.subarray(0, n));
+  }
+
+  /** `at`: our clock when the packet was taken from the channel (a clock exchange's t2 or t4). */
+  private onControl(peer: RemotePeer, h: PacketHeader, at: number): void {
     switch (h.control) {
+      case ControlKind.CLOCK_REQUEST:
+        if (peer.channel.readyState !== 'open') return;
+        peer.channel.send(this.control.subarray(0, encodeClockReply(this.controlView, h.controlId, h.clockT1, at, this.clock())));
+        return;
+      case ControlKind.CLOCK_REPLY:
+        // Only an answer to one of our last few requests (ids count up by one per request, 4 a second).
+        if (((peer.clockId - h.controlId) >>> 0) < 8) peer.clock.add(h.clockT1, h.clockT2, h.clockT3, at);
+        return;
       case ControlKind.PING:
         this.sendControl(peer, ControlKind.PONG, h.controlId, h.controlTime);
         return;

@@ -5,6 +5,7 @@
 import { MAX_REDUNDANCY } from '../src/shared/constants.ts';
 import { REJECT_NAMES } from '../src/shared/wire.ts';
 import { IfdvWindow } from './arrival-stats.ts';
+import { PeerClock } from './clock-sync.ts';
 import type { DepthController } from './depth-controller.ts';
 import type { JitterWriter } from './jitter-writer.ts';
 import { LatencyWindow } from './latency-window.ts';
@@ -37,6 +38,10 @@ export class RemotePeer {
   loopbackRttMs: number | null = null;
   rttMs: number | null = null;
   pingId = 0;
+  /** The peer's clock as estimated from the shared clock's exchanges (peers whose wire ≥ 3). */
+  readonly clock = new PeerClock();
+  /** Id of our latest clock request to this peer. */
+  clockId = 0;
   /** When each packet to this peer was handed over: the age of its channel's backlog. */
   readonly queue = new SendQueue();
   /** Frames not sent to this peer because its channel was congested (its backlog older than MAX_QUEUE_MS). */

@@ -4,7 +4,7 @@
 import type { InputChannels } from '../shared/input-channels.ts';
 import type { SendBits } from '../shared/wire.ts';
 import type { HeardMemory, RecordMemory } from '../shared/memory-layout.ts';
-import type { FromWorker, InitMessage, PeerClosedReason, StatsMessage, ToWorker, TraceMessage } from '../shared/worker-protocol.ts';
+import type { ClockRefMessage, FromWorker, InitMessage, PeerClosedReason, StatsMessage, ToWorker, TraceMessage } from '../shared/worker-protocol.ts';
 
 type Handlers = {
   stats: (m: StatsMessage) => void;
@@ -60,6 +60,10 @@ export class NetBridge {
   /** Manual jitter depth in quanta (`adaptive` false), or hand the choice back to the worker (`adaptive` true). */
   setDepth(depth: number, adaptive: boolean): void {
     this.post({ type: 'set-depth', depth, adaptive });
+  }
+  /** Whose clock the room follows (src/room/shared-clock.ts). */
+  setClockRef(ref: ClockRefMessage['ref']): void {
+    this.post({ type: 'clock-ref', ref });
   }
   /** Redundant frames per outgoing packet (0..3). */
   setRedundancy(frames: number): void {

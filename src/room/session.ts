@@ -8,7 +8,7 @@ import { MAX_DEPTH, MAX_REDUNDANCY, MIN_DEPTH, DEFAULT_DEPTH, DEFAULT_REDUNDANCY
 import type * as Y from 'yjs';
 import type { StatsMessage } from '../shared/worker-protocol.ts';
 import { WIRE_VERSION, type SendBits } from '../shared/wire.ts';
-import { MAX_ROOM_TITLE, parseControlRequest, type MemberState, type MixState, type QualitySummary, type RecordingState, type Role } from '../shared/signaling-protocol.ts';
+import { MAX_ROOM_TITLE, parseControlRequest, type MemberState, type MixState, type QualitySummary, type RecordingState, type Role, type ClockState } from '../shared/signaling-protocol.ts';
 import { AudioEngine, type EngineOptions } from '../engine/audio-engine.ts';
 import type { RecorderBridge } from '../engine/recorder-bridge.ts';
 import { TrackRegistry, memberId } from './track-registry.ts';
@@ -20,9 +20,12 @@ import { effectiveIceServers } from './ice-servers.ts';
 import { LISTING_KEY } from './open-rooms.ts';
 import { Room, writerOf, type Access } from './room.ts';
 import { SessionLog } from './session-log.ts';
+import { decideClock } from './shared-clock.ts';
 
 /** The quality summary is republished this often when no light would change (ms). */
 const QUALITY_REFRESH_MS = 5000;
+/** A newcomer follows the room's shared clock; it starts one of its own only after this long with none in sight. */
+const CLOCK_START_WAIT_MS = 3000;
 
 /** An input peak at or above this is a clip (the meter reads the input after its gain, before the 16/24-bit rounding). */
 const FULL_SCALE = 0.999;
@@ -86,6 +89,10 @@ export class Session extends EventTarget {
   private publishedQualityAt = 0;
   /** The recording state last published (JSON), so the room hears of it once a second at most. */
   private publishedRecording = 'null';
+  /** The shared clock's timeline we follow (published as MemberState.clock), and what the worker was last told (JSON). */
+  private clockState: ClockState | null = null;
+  private clockRefSent = '';
+  private readonly joinedAt = Date.now();
 
   private constructor(
     readonly identity: SessionIdentity,
@@ -159,6 +166,7 @@ export class Session extends EventTarget {
     room.onroster = () => {
       this.roster = room.roster();
       this.log.roster(this.roster, Date.now());
+      this.followClock();
       this.changed();
     };
     // The log's "who changed what": every setting and remote request, with the device that wrote it.
@@ -190,6 +198,7 @@ export class Session extends EventTarget {
       engine.net.on('stats', (s) => {
         this.stats = s;
         this.publishQuality(s);
+        this.followClock();
         this.changed();
       });
       // The input meter's decaying peak, read 10 times a second (the summary wants the second's peak and any clip).
@@ -289,6 +298,24 @@ export class Session extends EventTarget {
     this.publishedQuality = q;
     this.publishedQualityAt = now;
     this.room.patchSelf({ quality: q });
+  }
+
+  /** On each roster and each stats: whose clock the room follows (src/room/shared-clock.ts); tell the room and the worker what changed. */
+  private followClock(): void {
+    const engine = this.engine;
+    if (!engine) return;
+    const now = Date.now();
+    const d = decideClock(this.room.clientId, this.roster, this.clockState, this.stats?.clock.offsetMs ?? null, now, now - this.joinedAt >= CLOCK_START_WAIT_MS);
+    if (!d) return;
+    if (JSON.stringify(d.state) !== JSON.stringify(this.clockState)) {
+      this.clockState = d.state;
+      this.room.patchSelf({ clock: d.state });
+    }
+    const ref = JSON.stringify(d.ref);
+    if (ref !== this.clockRefSent) {
+      this.clockRefSent = ref;
+      engine.net.setClockRef(d.ref);
+    }
   }
 
   private publishMix(): void {

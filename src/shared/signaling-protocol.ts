@@ -130,6 +130,19 @@ export interface MemberState {
   recording?: RecordingState;
   /** How this participant hears the others and their own input (the room's connection view): at once when a light would change, else every 5 s. */
   quality?: QualitySummary;
+  /** The shared clock's timeline this participant follows (src/room/shared-clock.ts); absent in apps before it. */
+  clock?: ClockState;
+}
+
+/**
+ * A timeline of the shared clock, as a participant publishes it: `ref`, the client id whose clock
+ * it follows (its own: it is the reference); `origin`, when the timeline began, ms on the shared
+ * clock (the oldest wins); `base`, published by the reference: shared clock = its clock + base, ms.
+ */
+export interface ClockState {
+  ref: number;
+  origin: number;
+  base: number;
 }
 
 /**
@@ -195,10 +208,18 @@ export function parseMemberState(data: unknown): MemberState | null {
     }
   }
   const m = d as unknown as MemberState;
-  const { recording: _recording, quality: _quality, ...rest } = m; // both checked below
+  const { recording: _recording, quality: _quality, clock: _clock, ...rest } = m; // checked below
   const recording = parseRecording(d['recording']);
   const quality = parseQuality(d['quality']);
-  return { ...rest, audio, ...(parseMix(d['mix']) ? { mix: parseMix(d['mix'])! } : {}), ...(recording ? { recording } : {}), ...(quality ? { quality } : {}) };
+  const clock = parseClock(d['clock']);
+  return { ...rest, audio, ...(parseMix(d['mix']) ? { mix: parseMix(d['mix'])! } : {}), ...(recording ? { recording } : {}), ...(quality ? { quality } : {}), ...(clock ? { clock } : {}) };
+}
+
+function parseClock(v: unknown): ClockState | null {
+  if (typeof v !== 'object' || v === null) return null;
+  const c = v as Record<string, unknown>;
+  if (!num(c['ref']) || !num(c['origin']) || !num(c['base'])) return null;
+  return { ref: c['ref'], origin: c['origin'], base: c['base'] };
 }
 
 function parseQuality(v: unknown): QualitySummary | null {

@@ -27,8 +27,14 @@ export const MAGIC_VERSION_BYTE = (MAGIC << 4) | VERSION;
  * its decoder takes it (`wire` ≥ 2, MemberState); a v1 decoder counts it as `bad-version`.
  */
 export const VERSION_PCM24 = 2;
+/**
+ * Version 3: clock control packets (CLOCK_REQUEST, CLOCK_REPLY: the shared clock's exchanges,
+ * workers/clock-sync.ts), which carry it and nothing else: audio stays v1/v2, and any other packet
+ * with version 3 is `bad-version`. Sent only to a peer whose member state says `wire` ≥ 3.
+ */
+export const VERSION_CLOCK = 3;
 /** The highest version this decoder accepts (published as MemberState.wire). */
-export const WIRE_VERSION = VERSION_PCM24;
+export const WIRE_VERSION = VERSION_CLOCK;
 
 /** Flag bits. Bits not defined here must be zero in version 1. */
 export const FLAG = {
@@ -58,8 +64,25 @@ export const ControlKind = {
   /** Ask the peer to echo our audio packets back (ECHOED flag) until ECHO_OFF. */
   ECHO_ON: 3,
   ECHO_OFF: 4,
+  /** (v3) Ask the peer's clock: CLOCK layout, T1 = our clock when sent. */
+  CLOCK_REQUEST: 5,
+  /** (v3) The answer: T1 echoed, T2 = the answerer's clock when the request came, T3 = when it answered. */
+  CLOCK_REPLY: 6,
 } as const;
 export type ControlKind = (typeof ControlKind)[keyof typeof ControlKind];
+
+/**
+ * Clock packets (v3): [magic/version, FLAGS = CONTROL, kind, 0, id u32, T1 f64, (reply:) T2 f64,
+ * T3 f64]; times are each worker's clock in ms since the epoch (performance.timeOrigin + now()),
+ * as float64: sub-microsecond resolution, no wrap.
+ */
+export const CLOCK = {
+  T1: 8,
+  T2: 16,
+  T3: 24,
+  REQUEST_SIZE: 16,
+  REPLY_SIZE: 32,
+} as const;
 
 /** Sample formats. v1 carries PCM16 only; v2 also PCM24; FLOAT32 keeps a reserved code. */
 export const SampleFormat = {
@@ -133,6 +156,10 @@ export interface PacketHeader {
   control: number;
   controlId: number;
   controlTime: number;
+  /** For clock packets (v3): T1, T2, T3 (ms since the epoch; T2, T3 only in a reply). */
+  clockT1: number;
+  clockT2: number;
+  clockT3: number;
   streamId: number;
   format: SampleFormat;
   channels: number;
@@ -142,7 +169,7 @@ export interface PacketHeader {
 }
 
 export function newHeader(): PacketHeader {
-  return { flags: 0, redundancy: 0, control: 0, controlId: 0, controlTime: 0, streamId: 0, format: SampleFormat.PCM16, channels: 2, frames: QUANTUM_FRAMES, sequence: 0, captureTimeUs: 0 };
+  return { flags: 0, redundancy: 0, control: 0, controlId: 0, controlTime: 0, clockT1: 0, clockT2: 0, clockT3: 0, streamId: 0, format: SampleFormat.PCM16, channels: 2, frames: QUANTUM_FRAMES, sequence: 0, captureTimeUs: 0 };
 }
 
 /** Sample bytes of one quantum. */
@@ -309,6 +336,26 @@ export function encodeControl(view: DataView, kind: ControlKind, id: number, tim
   return CONTROL.SIZE;
 }
 
+/** Encode a clock request (v3) into `view`; returns its length. */
+export function encodeClockRequest(view: DataView, id: number, t1: number): number {
+  view.setUint8(HEADER.MAGIC_VERSION, (MAGIC << 4) | VERSION_CLOCK);
+  view.setUint8(HEADER.FLAGS, FLAG.CONTROL);
+  view.setUint8(CONTROL.KIND, ControlKind.CLOCK_REQUEST);
+  view.setUint8(3, 0);
+  view.setUint32(CONTROL.ID, id >>> 0, true);
+  view.setFloat64(CLOCK.T1, t1, true);
+  return CLOCK.REQUEST_SIZE;
+}
+
+/** Encode a clock reply (v3) into `view`; returns its length. */
+export function encodeClockReply(view: DataView, id: number, t1: number, t2: number, t3: number): number {
+  encodeClockRequest(view, id, t1);
+  view.setUint8(CONTROL.KIND, ControlKind.CLOCK_REPLY);
+  view.setFloat64(CLOCK.T2, t2, true);
+  view.setFloat64(CLOCK.T3, t3, true);
+  return CLOCK.REPLY_SIZE;
+}
+
 /**
  * Validate and parse the header of `view` (the whole packet) into `h`.
  * Checks every field and the exact length; never throws.
@@ -319,20 +366,30 @@ export function decodeHeader(view: DataView, h: PacketHeader): Reject {
   const mv = view.getUint8(HEADER.MAGIC_VERSION);
   if (mv >> 4 !== MAGIC) return Reject.BAD_MAGIC;
   const version = mv & 0x0f;
-  if (version !== VERSION && version !== VERSION_PCM24) return Reject.BAD_VERSION;
   const flags = view.getUint8(HEADER.FLAGS);
+  // (len ≥ 12 here.) Version 3 is a clock packet's and nothing else's.
+  const clockKind = flags === FLAG.CONTROL && (view.getUint8(CONTROL.KIND) === ControlKind.CLOCK_REQUEST || view.getUint8(CONTROL.KIND) === ControlKind.CLOCK_REPLY);
+  if (version !== VERSION && version !== VERSION_PCM24 && !(version === VERSION_CLOCK && clockKind)) return Reject.BAD_VERSION;
   if (len < HEADER.SIZE && (flags & FLAG.CONTROL) === 0) return Reject.TOO_SHORT;
   if ((flags & ~KNOWN_FLAGS) !== 0) return Reject.BAD_FLAGS;
   if ((flags & FLAG.CONTROL) !== 0) {
     if (flags !== FLAG.CONTROL) return Reject.BAD_FLAGS;
-    if (len !== CONTROL.SIZE) return Reject.BAD_CONTROL;
     const kind = view.getUint8(CONTROL.KIND);
-    if (kind < ControlKind.PING || kind > ControlKind.ECHO_OFF || view.getUint8(3) !== 0) return Reject.BAD_CONTROL;
+    const clock = version === VERSION_CLOCK; // and so a clock kind (above)
+    const size = !clock ? CONTROL.SIZE : kind === ControlKind.CLOCK_REQUEST ? CLOCK.REQUEST_SIZE : CLOCK.REPLY_SIZE;
+    if (len !== size) return Reject.BAD_CONTROL;
+    if ((!clock && (kind < ControlKind.PING || kind > ControlKind.ECHO_OFF)) || view.getUint8(3) !== 0) return Reject.BAD_CONTROL;
     h.flags = flags;
     h.control = kind;
     h.controlId = view.getUint32(CONTROL.ID, true);
-    h.controlTime = view.getUint32(CONTROL.TIME, true);
     h.redundancy = 0;
+    if (clock) {
+      h.controlTime = 0;
+      h.clockT1 = view.getFloat64(CLOCK.T1, true);
+      h.clockT2 = kind === ControlKind.CLOCK_REPLY ? view.getFloat64(CLOCK.T2, true) : 0;
+      h.clockT3 = kind === ControlKind.CLOCK_REPLY ? view.getFloat64(CLOCK.T3, true) : 0;
+      if (!Number.isFinite(h.clockT1) || !Number.isFinite(h.clockT2) || !Number.isFinite(h.clockT3)) return Reject.BAD_CONTROL;
+    } else h.controlTime = view.getUint32(CONTROL.TIME, true);
     return Reject.OK;
   }
   const fc = view.getUint8(HEADER.FORMAT_CHANNELS);

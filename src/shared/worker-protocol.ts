@@ -23,6 +23,9 @@ export interface TestOptions {
    * every version-2 packet as a v1 decoder does (`bad-version`).
    */
   wireV1?: boolean;
+  /** Skew the clock the shared clock's exchanges use: this many ms ahead, plus clockPpm (e.g. 300 = a clock 300 ppm fast). */
+  clockOffsetMs?: number;
+  clockPpm?: number;
 }
 
 export interface InitMessage {
@@ -133,7 +136,16 @@ export interface OutputClockMessage {
   contextTime: number;
   wallMs: number;
 }
+/**
+ * Which clock the room follows (src/room/shared-clock.ts): ours, a peer's, or none while the
+ * reference hands over (hold the last offset). Shared clock = the reference's clock + baseMs.
+ */
+export interface ClockRefMessage {
+  type: 'clock-ref';
+  ref: { kind: 'self'; baseMs: number } | { kind: 'peer'; peerId: string; baseMs: number } | { kind: 'hold' };
+}
 export type ToWorker =
+  | ClockRefMessage
   | InitMessage
   | AddPeerMessage
   | RemovePeerMessage
@@ -231,6 +243,23 @@ export interface PeerStats {
    */
   oneWayMs: { p50: number; p99: number } | null;
   framesPerSecond: number;
+  /**
+   * The peer's clock against ours from the shared clock's exchanges (workers/clock-sync.ts): its
+   * clock minus ours now, ms; drift, ppm; the error bound, ms; exchanges used of those in the last
+   * minute. Null before the first answer, or when the peer's app has no shared clock (wire < 3).
+   */
+  clock: { offsetMs: number; driftPpm: number; errorMs: number; used: number; samples: number } | null;
+}
+
+/** The shared clock from this worker's side (StatsMessage.clock). */
+export interface SharedClockStats {
+  /** Whose clock the room follows: ours, a peer's (refPeerId), or none while it hands over. */
+  ref: 'self' | 'peer' | 'hold';
+  refPeerId: string | null;
+  /** Shared clock minus our clock, ms (null before it is known). */
+  offsetMs: number | null;
+  /** Bound on the error of offsetMs, ms (0 when we are the reference). */
+  errorMs: number | null;
 }
 
 export interface StatsMessage {
@@ -251,6 +280,7 @@ export interface StatsMessage {
   adaptive: boolean;
   /** Frames in the arrival trace so far (0 when not recording). */
   traceFrames: number;
+  clock: SharedClockStats;
   peers: PeerStats[];
 }
 /** The arrival trace: one row per received frame. */

@@ -25,6 +25,7 @@ import './tutti-devices.ts';
 import './tutti-recorder.ts';
 import './tutti-connections.ts';
 import './tutti-session-log.ts';
+import { clockLabel } from './clock-label.ts';
 import type { RecorderBridge } from '../engine/recorder-bridge.ts';
 
 /**
@@ -94,8 +95,14 @@ export class TuttiRoom extends LitElement {
       </ul>
       <h3 class="sub">Connections</h3>
       <tutti-connections .roster=${s.roster}></tutti-connections>
+      ${this.renderClock(s)}
       <tutti-session-log .log=${s.log} .count=${s.log.entries.length + s.log.dropped} .room=${s.identity.room}></tutti-session-log>
     </section>`;
+  }
+
+  private renderClock(s: Session) {
+    const c = clockLabel(s.stats?.clock, s.stats?.peers ?? [], s.roster);
+    return html`<p class="clock" data-testid="shared-clock" data-state=${c.state} title=${c.title}>${c.text}</p>`;
   }
 
   private renderSettings(s: Session) {

@@ -71,12 +71,20 @@ export function specReject(b: Uint8Array): Reject {
   if (b.length < 2 || (b.length < 14 && b.length !== 12)) return Reject.TOO_SHORT;
   if (b[0]! >> 4 !== 0xa) return Reject.BAD_MAGIC;
   const version = b[0]! & 0x0f;
-  if (version !== 1 && version !== 2) return Reject.BAD_VERSION;
   const flags = b[1]!;
+  // Version 3 only for a clock packet: flags = CONTROL, kind 5 (request, 16 bytes) or 6 (reply, 32).
+  const clock = version === 3 && flags === 0x02 && (b[2] === 5 || b[2] === 6);
+  if (version !== 1 && version !== 2 && !clock) return Reject.BAD_VERSION;
   if (b.length < 14 && (flags & 0x02) === 0) return Reject.TOO_SHORT;
   if ((flags & ~0x37) !== 0) return Reject.BAD_FLAGS;
   if ((flags & 0x02) !== 0) {
     if (flags !== 0x02) return Reject.BAD_FLAGS;
+    if (clock) {
+      if (b.length !== (b[2] === 5 ? 16 : 32) || b[3]! !== 0) return Reject.BAD_CONTROL;
+      const v = new DataView(b.buffer, b.byteOffset, b.byteLength);
+      for (let o = 8; o < b.length; o += 8) if (!Number.isFinite(v.getFloat64(o, true))) return Reject.BAD_CONTROL;
+      return Reject.OK;
+    }
     if (b.length !== 12) return Reject.BAD_CONTROL;
     if (b[2]! < 1 || b[2]! > 4 || b[3]! !== 0) return Reject.BAD_CONTROL;
     return Reject.OK;
@@ -519,8 +527,8 @@ async function workerPath(sab: SharedArrayBuffer, fail: (m: string) => void): Pr
     },
     async finish() {
       const output = new OutputClock();
-      const fz = takePeerStats(fuzz, 1, true, SampleFormat.PCM16, output);
-      const cn = takePeerStats(canary, 1, true, SampleFormat.PCM16, output);
+      const fz = takePeerStats(fuzz, 1, true, SampleFormat.PCM16, output, Date.now());
+      const cn = takePeerStats(canary, 1, true, SampleFormat.PCM16, output, Date.now());
       if (fz.rejected !== Object.values(fz.rejectedBy).reduce((a, b) => a + b, 0)) fail(`rejected ${fz.rejected} ≠ sum of rejectedBy ${JSON.stringify(fz.rejectedBy)}`);
       if (fz.channelState !== 'open' || cn.channelState !== 'open') fail('a fake channel was closed by the receiver');
       const slotStates: number[] = [];

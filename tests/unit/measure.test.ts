@@ -50,7 +50,7 @@ function peer(over: Partial<PeerStats>): PeerStats {
     peerId: 'p', slot: 0, channelState: 'open', received: 0, late: 0, lost: 0, duplicates: 0, rejected: 0, rejectedBy: {},
     resyncs: 0, stale: 0, played: 0, missed: 0, concealed: 0, recovered: 0, underruns: 0, trimmed: 0, depth: 2,
     fill: { avg: 2, min: 1, held: 2, target: 2, relief: 0 }, percent: { late: 0, lost: 0, duplicates: 0, rejected: 0 }, rttMs: 5,
-    ifdvMs: null, kbpsIn: 0, driftPpm: 0, driftSeconds: 60, rate: 1, bufferedAmount: 0, sendDropped: 0, sendRedundancy: 1, sendMono: false, sendBits: 16, bits: 16, loopbackRttMs: null, latencyMs: null, oneWayMs: null, framesPerSecond: 375,
+    ifdvMs: null, kbpsIn: 0, driftPpm: 0, driftSeconds: 60, rate: 1, bufferedAmount: 0, sendDropped: 0, sendRedundancy: 1, sendMono: false, sendBits: 16, bits: 16, loopbackRttMs: null, latencyMs: null, oneWayMs: null, framesPerSecond: 375, clock: null,
     ...over,
   };
 }
@@ -135,7 +135,7 @@ describe('recentLatency()', () => {
 });
 
 function statsMsg(i: number): StatsMessage {
-  return { type: 'stats', sent: i, sendFramesPerSecond: 375, captureOverflows: 0, captureLostFrames: 0, workerCpuMsPerSecond: 1, kbpsOut: 0, redundancy: 0, adaptive: true, traceFrames: 0, peers: [peer({ peerId: i % 2 ? 'odd' : 'even', received: i })] };
+  return { type: 'stats', sent: i, sendFramesPerSecond: 375, captureOverflows: 0, captureLostFrames: 0, workerCpuMsPerSecond: 1, kbpsOut: 0, redundancy: 0, adaptive: true, traceFrames: 0, clock: { ref: 'self', refPeerId: null, offsetMs: 0, errorMs: 0 }, peers: [peer({ peerId: i % 2 ? 'odd' : 'even', received: i })] };
 }
 
 describe('StatsRecorder', () => {

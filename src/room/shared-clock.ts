@@ -1,0 +1,63 @@
+// Page: whose clock the room follows (issue 12, item 1). Every participant's network worker
+// estimates every peer's clock (workers/clock-sync.ts); the room agrees on one member whose clock,
+// plus a base it publishes, is the shared clock. Each participant publishes the timeline it follows
+// (MemberState.clock) and this decides, from the roster alone, what to follow and what to tell the
+// worker. Pure; unit-tested in Node.
+//
+// The rules (every member applies them to the same roster, so they agree):
+//   - A timeline is (reference, origin): origin is when it began, on the shared clock. A timeline
+//     counts while its reference is present and says it is the reference (ref = itself).
+//   - Follow the oldest counting timeline (smallest origin; then the smallest reference id). So a
+//     newcomer, who starts a timeline of its own while it is alone, joins the room's on arrival,
+//     and two groups that meet agree on the older one.
+//   - Nobody present is a counting reference (ours left): its followers' lowest client id takes
+//     over, keeping the origin, and publishes as its base its last estimate of the old shared
+//     clock minus its own clock, so the shared clock runs on with no step (within the error of
+//     that estimate). Until it says so, the others hold their last offset.
+//   - With no timeline anywhere: start one, as its reference, at base 0; but not in the first
+//     seconds after joining (`mayStart` false), while the room's awareness may still be on its
+//     way: a newcomer's own timeline could otherwise look older than the room's (its clock may be
+//     behind) and pull everyone onto it.
+
+import type { ClockRefMessage } from '../shared/worker-protocol.ts';
+import type { ClockState, MemberState } from '../shared/signaling-protocol.ts';
+
+export interface ClockDecision {
+  /** What to publish as our MemberState.clock. */
+  state: ClockState;
+  /** What to tell our network worker. */
+  ref: ClockRefMessage['ref'];
+}
+
+/**
+ * `mine`: what we publish now (null before the first decision); `sharedOffsetMs`: our worker's
+ * latest shared clock minus our clock (null before it knew one); `nowMs`: our clock; `mayStart`:
+ * we may start a timeline of our own. Null: nothing to follow yet (publish nothing, hold).
+ */
+export function decideClock(selfId: number, roster: ReadonlyMap<number, MemberState>, mine: ClockState | null, sharedOffsetMs: number | null, nowMs: number, mayStart: boolean): ClockDecision | null {
+  const stateOf = (id: number): ClockState | null | undefined => (id === selfId ? mine : roster.get(id)?.clock);
+  // The counting timelines: a present participant who says it is its own reference.
+  let best: { ref: number; origin: number; baseMs: number } | null = null;
+  for (const [id, m] of roster) {
+    const c = stateOf(id);
+    if (m.kind !== 'participant' || !c || c.ref !== id) continue;
+    if (!best || c.origin < best.origin || (c.origin === best.origin && id < best.ref)) best = { ref: id, origin: c.origin, baseMs: c.base };
+  }
+  if (best) {
+    if (best.ref === selfId) return { state: mine!, ref: { kind: 'self', baseMs: mine!.base } };
+    return { state: { ref: best.ref, origin: best.origin, base: 0 }, ref: { kind: 'peer', peerId: String(best.ref), baseMs: best.baseMs } };
+  }
+  if (mine) {
+    // Our reference is gone (or not yet confirmed): its followers' lowest id takes over.
+    const followers = [...roster].filter(([id, m]) => m.kind === 'participant' && stateOf(id)?.ref === mine.ref && stateOf(id)?.origin === mine.origin).map(([id]) => id);
+    if (!followers.includes(selfId)) followers.push(selfId);
+    const successor = Math.min(...followers);
+    if (successor === selfId) {
+      const base = sharedOffsetMs ?? mine.base;
+      return { state: { ref: selfId, origin: mine.origin, base }, ref: { kind: 'self', baseMs: base } };
+    }
+    return { state: { ref: successor, origin: mine.origin, base: 0 }, ref: { kind: 'hold' } };
+  }
+  if (!mayStart) return null;
+  return { state: { ref: selfId, origin: nowMs, base: 0 }, ref: { kind: 'self', baseMs: 0 } };
+}

@@ -1,0 +1,183 @@
+// The shared clock (issue 12, item 1): the per-peer estimator on simulated exchanges, the shared
+// clock through a hand-over, the room's choice of reference, and the v3 clock packets.
+
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { PeerClock, SharedClock } from '../../workers/clock-sync.ts';
+import { decideClock } from '../../src/room/shared-clock.ts';
+import type { ClockState, MemberState } from '../../src/shared/signaling-protocol.ts';
+import { CLOCK, ControlKind, Reject, VERSION_PCM24, decodeHeader, encodeClockReply, encodeClockRequest, newHeader } from '../../src/shared/wire.ts';
+
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * Exchanges every 250 ms between us and a peer whose clock = ours + offset + ppm·1e-6·t; each
+ * direction takes `base` ms plus a random queueing delay (heavy-tailed: a busy worker), chosen
+ * independently. Returns the estimator and the true offset at the end.
+ */
+function simulate(opts: { seconds: number; offset: number; ppm: number; base: number; jitter: number; seed: number }): { clock: PeerClock; truth: (t: number) => number; end: number } {
+  const r = rng(opts.seed);
+  const t0 = 1.79e12;
+  const peerOf = (t: number) => t + opts.offset + opts.ppm * 1e-6 * (t - t0);
+  const delay = () => opts.base + (r() < 0.7 ? r() * 0.2 : r() * opts.jitter);
+  const clock = new PeerClock();
+  let t = t0;
+  for (let i = 0; i < opts.seconds * 4; i++, t += 250) {
+    const t1 = t;
+    const arrive = t1 + delay();
+    const t2 = peerOf(arrive);
+    const answer = arrive + r() * 0.05;
+    const t3 = peerOf(answer);
+    const t4 = answer + delay();
+    clock.add(t1, t2, t3, t4);
+  }
+  return { clock, truth: (x: number) => peerOf(x) - x, end: t };
+}
+
+describe('PeerClock', () => {
+  test('a fixed offset on a quiet link: within 0.05 ms after 5 s, error bound covers it', () => {
+    const { clock, truth, end } = simulate({ seconds: 5, offset: 37.5, ppm: 0, base: 0.15, jitter: 3, seed: 1 });
+    const e = clock.estimate!;
+    assert.ok(Math.abs(clock.offsetAt(end)! - truth(end)) < 0.05, `offset ${clock.offsetAt(end)} vs ${truth(end)}`);
+    assert.ok(e.errorMs >= Math.abs(clock.offsetAt(end)! - truth(end)));
+    assert.ok(Math.abs(e.driftPpm) < 50, `drift ${e.driftPpm} ppm where the truth is 0`);
+  });
+
+  test('drift: +300 ppm tracked to a few ppm over 2 minutes, the offset within 0.1 ms throughout', () => {
+    const r = rng(7);
+    const t0 = 1.79e12;
+    const truth = (t: number) => -12 + 300e-6 * (t - t0);
+    const clock = new PeerClock();
+    let worst = 0;
+    for (let i = 0, t = t0; i < 120 * 4; i++, t += 250) {
+      const t1 = t;
+      const arrive = t1 + 0.2 + (r() < 0.5 ? 0 : r() * 5);
+      const t2 = arrive + truth(arrive);
+      const t3 = t2 + 0.01;
+      const t4 = arrive + 0.01 + 0.2 + (r() < 0.5 ? 0 : r() * 5);
+      clock.add(t1, t2, t3, t4);
+      if (i >= 40) worst = Math.max(worst, Math.abs(clock.offsetAt(t4)! - truth(t4)));
+    }
+    assert.ok(worst < 0.1, `worst offset error ${worst} ms`);
+    assert.ok(Math.abs(clock.estimate!.driftPpm - 300) < 5, `drift ${clock.estimate!.driftPpm}`);
+  });
+
+  test('one direction always slower: the offset is off by half the asymmetry, and the error bound says so', () => {
+    const clock = new PeerClock();
+    for (let i = 0, t = 1e12; i < 40; i++, t += 250) clock.add(t, t + 5 + 3, t + 5 + 3.01, t + 3.01 + 1); // 3 ms out, 1 ms back, offset 5
+    const e = clock.estimate!;
+    assert.ok(Math.abs(e.offsetMs - 6) < 1e-6, `offset ${e.offsetMs}: (3 − 1) / 2 = 1 ms off the true 5`);
+    assert.ok(e.errorMs >= 1, `error bound ${e.errorMs} covers the 1 ms`);
+  });
+
+  test('nonsense exchanges are not kept', () => {
+    const clock = new PeerClock();
+    assert.equal(clock.add(10, 20, 19, 30), false, 'replied before it was asked');
+    assert.equal(clock.add(10, 20, 21, 5), false, 'answer before the request');
+    assert.equal(clock.add(10, 20, 21, 10 + 600), false, 'a 600 ms round trip');
+    assert.equal(clock.add(10, NaN, 21, 12), false);
+    assert.equal(clock.estimate, null);
+  });
+});
+
+describe('SharedClock', () => {
+  test('as reference: our clock plus the base; following: the peer plus its base; a hold keeps the last', () => {
+    const { clock, end } = simulate({ seconds: 5, offset: 20, ppm: 0, base: 0.1, jitter: 1, seed: 3 });
+    const s = new SharedClock();
+    assert.equal(s.offsetAt(end), null, 'nothing to follow yet');
+    s.ref = { kind: 'self', baseMs: 4 };
+    assert.equal(s.offsetAt(end), 4);
+    assert.equal(s.errorMs, 0);
+    s.ref = { kind: 'peer', peer: clock, baseMs: 4 };
+    assert.ok(Math.abs(s.offsetAt(end)! - 24) < 0.05);
+    const held = s.offsetAt(end)!;
+    s.ref = { kind: 'hold' };
+    assert.equal(s.offsetAt(end + 5000), held);
+  });
+});
+
+describe('decideClock', () => {
+  const member = (clock?: ClockState, kind: MemberState['kind'] = 'participant'): MemberState => ({ v: 1, name: 'x', role: 'student', instrument: '', muted: false, format: 'stereo', kind, ...(clock ? { clock } : {}) });
+
+  test('alone: nothing until mayStart, then a timeline of our own at base 0', () => {
+    const roster = new Map([[50, member()]]);
+    assert.equal(decideClock(50, roster, null, null, 1000, false), null);
+    assert.deepEqual(decideClock(50, roster, null, null, 1000, true), { state: { ref: 50, origin: 1000, base: 0 }, ref: { kind: 'self', baseMs: 0 } });
+  });
+
+  test("a newcomer follows the room's reference, even with a lower id and an earlier clock", () => {
+    const roster = new Map([
+      [9, member()],
+      [70, member({ ref: 70, origin: 5000, base: 2 })],
+      [80, member({ ref: 70, origin: 5000, base: 0 })],
+    ]);
+    const d = decideClock(9, roster, null, null, 100, false)!;
+    assert.deepEqual(d.ref, { kind: 'peer', peerId: '70', baseMs: 2 });
+    assert.deepEqual(d.state, { ref: 70, origin: 5000, base: 0 });
+    // And a newcomer that had already started its own (alone for a while): the older timeline wins.
+    const mine: ClockState = { ref: 9, origin: 9000, base: 0 };
+    roster.set(9, member(mine));
+    assert.deepEqual(decideClock(9, roster, mine, 0, 9500, true)!.ref, { kind: 'peer', peerId: '70', baseMs: 2 });
+    // The reference itself keeps its own.
+    assert.deepEqual(decideClock(70, roster, { ref: 70, origin: 5000, base: 2 }, 2, 9500, true)!.ref, { kind: 'self', baseMs: 2 });
+  });
+
+  test('hand-over: the lowest follower takes over with its last offset as base; the others hold until it says so', () => {
+    const roster = new Map([
+      [80, member({ ref: 70, origin: 5000, base: 0 })],
+      [60, member({ ref: 70, origin: 5000, base: 0 })],
+    ]); // 70 left
+    const took = decideClock(60, roster, { ref: 70, origin: 5000, base: 0 }, 12.345, 9000, true)!;
+    assert.deepEqual(took, { state: { ref: 60, origin: 5000, base: 12.345 }, ref: { kind: 'self', baseMs: 12.345 } });
+    const waits = decideClock(80, roster, { ref: 70, origin: 5000, base: 0 }, -3, 9000, true)!;
+    assert.deepEqual(waits, { state: { ref: 60, origin: 5000, base: 0 }, ref: { kind: 'hold' } });
+    // Once 60 publishes, 80 follows it with its base.
+    roster.set(60, member(took.state));
+    assert.deepEqual(decideClock(80, roster, waits.state, -3, 9100, true)!.ref, { kind: 'peer', peerId: '60', baseMs: 12.345 });
+  });
+
+  test('a remote (phone) is never a reference', () => {
+    const roster = new Map([
+      [5, member({ ref: 5, origin: 1, base: 0 }, 'remote')],
+      [50, member()],
+    ]);
+    assert.deepEqual(decideClock(50, roster, null, null, 1000, true)!.ref, { kind: 'self', baseMs: 0 });
+  });
+});
+
+describe('clock packets (wire v3)', () => {
+  test('request and reply round-trip exactly', () => {
+    const buf = new DataView(new ArrayBuffer(CLOCK.REPLY_SIZE));
+    const h = newHeader();
+    assert.equal(encodeClockRequest(buf, 7, 1795512345678.123), CLOCK.REQUEST_SIZE);
+    assert.equal(decodeHeader(new DataView(buf.buffer, 0, CLOCK.REQUEST_SIZE), h), Reject.OK);
+    assert.equal(h.control, ControlKind.CLOCK_REQUEST);
+    assert.equal(h.controlId, 7);
+    assert.equal(h.clockT1, 1795512345678.123);
+    assert.equal(encodeClockReply(buf, 8, 1.5, 2.25, 3.125), CLOCK.REPLY_SIZE);
+    assert.equal(decodeHeader(buf, h), Reject.OK);
+    assert.deepEqual([h.control, h.controlId, h.clockT1, h.clockT2, h.clockT3], [ControlKind.CLOCK_REPLY, 8, 1.5, 2.25, 3.125]);
+  });
+
+  test('wrong length, an older version, or a non-finite time: bad-control', () => {
+    const buf = new DataView(new ArrayBuffer(CLOCK.REPLY_SIZE));
+    const h = newHeader();
+    encodeClockRequest(buf, 1, 5);
+    assert.equal(decodeHeader(buf, h), Reject.BAD_CONTROL, 'a request 32 bytes long');
+    encodeClockReply(buf, 1, 5, 6, 7);
+    assert.equal(decodeHeader(new DataView(buf.buffer, 0, CLOCK.REQUEST_SIZE), h), Reject.BAD_CONTROL, 'a reply 16 bytes long');
+    buf.setUint8(0, (0xa << 4) | VERSION_PCM24);
+    assert.equal(decodeHeader(buf, h), Reject.BAD_CONTROL, 'a clock kind with a v2 header (kinds 1–4 only)');
+    encodeClockReply(buf, 1, 5, NaN, 7);
+    assert.equal(decodeHeader(buf, h), Reject.BAD_CONTROL);
+  });
+});
