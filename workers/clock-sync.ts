@@ -9,21 +9,23 @@
 //   t1 we send the request, t2 the peer receives it, t3 the peer replies, t4 we receive the reply.
 //   offset θ = ((t2 − t1) + (t3 − t4)) / 2, round trip δ = (t4 − t1) − (t3 − t2).
 // θ is exact when both directions take equally long; however unequal they are, its error is at
-// most δ / 2. So the estimate keeps only the exchanges with the shortest round trips of the last
-// minute (a busy worker or a queued channel adds delay to one direction, and shows as a long δ),
-// fits a line through their offsets (the slope is the drift between the two clocks), and states
-// the error as half the shortest round trip plus the fit's scatter.
+// most δ / 2. A busy worker or a queued channel adds delay to one direction and shows as a long δ.
+// So the estimate takes the best (shortest δ) exchange of each second of the last minute, fits a
+// line through their offsets weighted by 1/δ² (the slope is the drift between the two clocks; one
+// point per second spreads them over the whole window, so a quiet moment long ago cannot decide
+// the slope alone), and states the error as the weighted mean of δ / 2 plus the fit's scatter.
 
 /** Exchanges kept per peer: 64 s at 4 per second. */
 const CAPACITY = 256;
 /** Only the last minute counts (drift changes with temperature; a peer's clock may be stepped). */
 const WINDOW_MS = 60_000;
-/** Exchanges whose round trip is within this of the shortest one are used (ms, and × the shortest). */
-const DELAY_MARGIN_MS = 0.25;
-const DELAY_MARGIN_RATIO = 0.5;
-/** A line (drift) is fitted once the used exchanges span this long; before, their median offset. */
+/** The estimate takes the best exchange of each second: evenly spread over the window, so the drift is fitted across all of it. */
+const BUCKET_MS = 1000;
+/** Weights are 1 / (round trip + this)², ms: a 0.1 ms and a 0.2 ms exchange count nearly alike. */
+const WEIGHT_FLOOR_MS = 0.2;
+/** A line (drift) is fitted once the seconds used span this long; before, their weighted mean offset. */
 const FIT_SPAN_MS = 3_000;
-const FIT_MIN_SAMPLES = 6;
+const FIT_MIN_SAMPLES = 4;
 /** A round trip above this is not a clock exchange worth keeping (a stalled tab, a queued channel). */
 const MAX_DELAY_MS = 500;
 
@@ -32,9 +34,9 @@ export interface ClockEstimate {
   offsetMs: number;
   /** How fast the peer's clock runs against ours, ppm (+: faster); 0 before FIT_SPAN_MS of them. */
   driftPpm: number;
-  /** Bound on |offset error|: half the shortest round trip plus the scatter of the exchanges used, ms. */
+  /** Bound on |offset error|: the used exchanges' (weighted) mean half round trip plus their scatter about the fit, ms. */
   errorMs: number;
-  /** Exchanges in the window, and how many the estimate used. */
+  /** Exchanges in the window, and how many the estimate used (one per second). */
   samples: number;
   used: number;
   /** Our clock at the estimate's reference point. */
@@ -48,8 +50,10 @@ export class PeerClock {
   private readonly delay = new Float64Array(CAPACITY);
   private count = 0;
   private head = 0;
-  /** Scratch for the median (no allocation per estimate). */
-  private readonly scratch = new Float64Array(CAPACITY);
+  /** The best exchange of each second (time, offset, round trip): scratch, no allocation per estimate. */
+  private readonly bt = new Float64Array(CAPACITY);
+  private readonly bo = new Float64Array(CAPACITY);
+  private readonly bd = new Float64Array(CAPACITY);
   /** The latest estimate, or null before the first exchange. */
   estimate: ClockEstimate | null = null;
 
@@ -73,66 +77,74 @@ export class PeerClock {
   }
 
   private update(nowMs: number): void {
-    let minDelay = Infinity;
-    let samples = 0;
-    for (let k = 0; k < this.count; k++) {
-      if (nowMs - this.at[k]! > WINDOW_MS) continue;
-      samples++;
-      if (this.delay[k]! < minDelay) minDelay = this.delay[k]!;
-    }
-    if (samples === 0) return;
-    const limit = minDelay + Math.max(DELAY_MARGIN_MS, minDelay * DELAY_MARGIN_RATIO);
-    // The exchanges used: their span, mean time and mean offset.
+    // The best (shortest round trip) exchange of each second of the window, oldest first.
     let n = 0;
-    let first = Infinity;
-    let last = -Infinity;
-    let sumT = 0;
-    let sumO = 0;
-    for (let k = 0; k < this.count; k++) {
+    let samples = 0;
+    let bucket = NaN;
+    for (let j = 0; j < this.count; j++) {
+      const k = (this.head - this.count + j + CAPACITY) % CAPACITY;
       const t = this.at[k]!;
-      if (nowMs - t > WINDOW_MS || this.delay[k]! > limit) continue;
-      this.scratch[n++] = this.offset[k]!;
-      if (t < first) first = t;
-      if (t > last) last = t;
-      sumT += t;
-      sumO += this.offset[k]!;
+      if (nowMs - t > WINDOW_MS) continue;
+      samples++;
+      const b = Math.floor(t / BUCKET_MS);
+      if (b !== bucket) {
+        bucket = b;
+        this.bt[n] = t;
+        this.bo[n] = this.offset[k]!;
+        this.bd[n] = this.delay[k]!;
+        n++;
+      } else if (this.delay[k]! < this.bd[n - 1]!) {
+        this.bt[n - 1] = t;
+        this.bo[n - 1] = this.offset[k]!;
+        this.bd[n - 1] = this.delay[k]!;
+      }
     }
-    const meanT = sumT / n;
+    if (n === 0) return;
+    // Weighted by the round trip: an exchange's offset can be off by up to half of it.
+    let sw = 0;
+    let st = 0;
+    let so = 0;
+    let sd = 0;
+    for (let i = 0; i < n; i++) {
+      const w = weight(this.bd[i]!);
+      sw += w;
+      st += w * this.bt[i]!;
+      so += w * this.bo[i]!;
+      sd += w * this.bd[i]!;
+    }
+    const meanT = st / sw;
+    const meanO = so / sw;
     let slope = 0;
-    let level: number;
-    if (last - first >= FIT_SPAN_MS && n >= FIT_MIN_SAMPLES) {
-      // Least squares through (t − meanT, offset): the line passes through the means.
+    if (this.bt[n - 1]! - this.bt[0]! >= FIT_SPAN_MS && n >= FIT_MIN_SAMPLES) {
       let sxx = 0;
       let sxy = 0;
-      const meanO = sumO / n;
-      for (let k = 0; k < this.count; k++) {
-        const t = this.at[k]!;
-        if (nowMs - t > WINDOW_MS || this.delay[k]! > limit) continue;
-        sxx += (t - meanT) * (t - meanT);
-        sxy += (t - meanT) * (this.offset[k]! - meanO);
+      for (let i = 0; i < n; i++) {
+        const w = weight(this.bd[i]!);
+        const dt = this.bt[i]! - meanT;
+        sxx += w * dt * dt;
+        sxy += w * dt * (this.bo[i]! - meanO);
       }
       slope = sxx > 0 ? sxy / sxx : 0;
-      level = meanO;
-    } else {
-      const s = this.scratch.subarray(0, n).sort();
-      level = n % 2 ? s[(n - 1) >> 1]! : (s[n / 2 - 1]! + s[n / 2]!) / 2;
     }
-    // The scatter of the used exchanges about the estimate (rms).
     let ss = 0;
-    for (let k = 0; k < this.count; k++) {
-      const t = this.at[k]!;
-      if (nowMs - t > WINDOW_MS || this.delay[k]! > limit) continue;
-      const r = this.offset[k]! - (level + slope * (t - meanT));
-      ss += r * r;
+    for (let i = 0; i < n; i++) {
+      const r = this.bo[i]! - (meanO + slope * (this.bt[i]! - meanT));
+      ss += weight(this.bd[i]!) * r * r;
     }
     const e = this.estimate ?? (this.estimate = { offsetMs: 0, driftPpm: 0, errorMs: 0, samples: 0, used: 0, atMs: 0 });
     e.atMs = meanT;
-    e.offsetMs = level;
+    e.offsetMs = meanO;
     e.driftPpm = slope * 1e6;
-    e.errorMs = minDelay / 2 + Math.sqrt(ss / n);
+    e.errorMs = sd / sw / 2 + Math.sqrt(ss / sw);
     e.samples = samples;
     e.used = n;
   }
+}
+
+/** How much an exchange with round trip `delay` (ms) counts in the fit: the shorter, the more. */
+function weight(delay: number): number {
+  const d = delay + WEIGHT_FLOOR_MS;
+  return 1 / (d * d);
 }
 
 /**

@@ -217,15 +217,16 @@ class NetWorker {
   }
 
   /**
-   * Test build only: the shared clock minus this process's unskewed clock, ms. Every process on one
-   * machine shares that clock, so the tests compare this figure across browsers (null in production).
+   * Test build only: the shared clock and our (possibly skewed) clock, each minus this process's
+   * unskewed clock, ms. Every process on one machine shares that clock, so the tests compare these
+   * figures across browsers (null in production).
    */
-  sharedMinusHostMs(): number | null {
+  clockCheck(): { sharedMinusHostMs: number | null; ownMinusHostMs: number } | null {
     if (!__TUTTI_TEST__) return null;
     const host = performance.timeOrigin + performance.now();
     const mine = this.clockNow();
     const offset = this.shared.offsetAt(mine);
-    return offset === null ? null : mine + offset - host;
+    return { sharedMinusHostMs: offset === null ? null : mine + offset - host, ownMinusHostMs: mine - host };
   }
 
   // ---- control -----------------------------------------------------------------------------
