@@ -57,6 +57,8 @@ class NetWorker {
   private readonly shared = new SharedClock();
   /** What the page last said the room follows (a peer may be named before its channel is here). */
   private clockRef: ClockRefMessage['ref'] = { kind: 'hold' };
+  /** Test build: acting as an app from before the shared clock (the wireV1 switch) asks no clocks. */
+  private readonly asksClocks: boolean;
 
   constructor(init: Omit<InitMessage, 'type'>) {
     this.cap = new CaptureViews(init.capture);
@@ -71,6 +73,7 @@ class NetWorker {
     const tap = __TUTTI_TEST__ && test.tap ? new Tap(streamId) : null;
     if (__TUTTI_TEST__ && tap) self.__tuttiTap = tap;
     this.clockNow = skewedClock(test.clockOffsetMs ?? 0, test.clockPpm ?? 0);
+    this.asksClocks = !(__TUTTI_TEST__ && test.wireV1);
     this.sender = new Sender(this.cap, init.channels, init.redundancy, streamId, test, tap, (reason) => post({ type: 'capture-ended', reason }), () => post({ type: 'capture-switched' }));
     this.receiver = new Receiver(this.play, streamId, post, tap, this.speaker, test, this.clockNow);
     this.timers = [
@@ -188,6 +191,7 @@ class NetWorker {
 
   /** 4 Hz: ask every peer's clock (those whose app answers: wire ≥ 3). */
   private askClocks(): void {
+    if (!this.asksClocks) return;
     for (const p of this.peerList) if (p.wire >= VERSION_CLOCK) this.receiver.sendClockRequest(p);
   }
 
