@@ -4,20 +4,12 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { PeerClock, SharedClock } from '../../workers/clock-sync.ts';
+import { mulberry32 } from './prng.ts';
 import { decideClock } from '../../src/room/shared-clock.ts';
 import type { ClockState, MemberState } from '../../src/shared/signaling-protocol.ts';
 import { CLOCK, ControlKind, Reject, VERSION_PCM24, decodeHeader, encodeClockReply, encodeClockRequest, newHeader } from '../../src/shared/wire.ts';
 
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const rng = mulberry32;
 
 /**
  * Exchanges every 250 ms between us and a peer whose clock = ours + offset + ppm·1e-6·t; each
