@@ -7,13 +7,15 @@
 /// <reference lib="webworker" />
 import type { InputChannels } from '../src/shared/input-channels.ts';
 import { DEFAULT_DEPTH, MAX_PEERS, QUANTUM_FRAMES, clampDepth } from '../src/shared/constants.ts';
-import { CAP_I32, CaptureViews, HEARD_F64, HEARD_I32, HeardViews, PEER_I32, PLAY_F32, PlaybackViews, type HeardMemory, type RecordMemory } from '../src/shared/memory-layout.ts';
+import { CAP_I32, CaptureViews, HEARD_F64, HEARD_I32, HeardViews, MetronomeViews, PEER_I32, PLAY_F32, PlaybackViews, type HeardMemory, type RecordMemory } from '../src/shared/memory-layout.ts';
+import type { MetronomeState } from '../src/shared/metronome.ts';
 import { ControlKind, VERSION_CLOCK, type SendBits } from '../src/shared/wire.ts';
 import type { ClockRefMessage, FromWorker, InitMessage, PeerClosedReason, PeerStats, SharedClockStats, TestOptions, ToWorker } from '../src/shared/worker-protocol.ts';
 import { ArrivalTrace } from './arrival-stats.ts';
 import { SharedClock } from './clock-sync.ts';
 import { DepthController } from './depth-controller.ts';
 import { JitterWriter, findFreePeer } from './jitter-writer.ts';
+import { MetronomeSchedule } from './metronome-schedule.ts';
 import { takePeerStats } from './peer-stats.ts';
 import { Receiver } from './receiver.ts';
 import { RemotePeer, nowUs } from './remote-peer.ts';
@@ -31,6 +33,8 @@ const CONTROL_INTERVAL_MS = 100;
 const PING_INTERVAL_MS = 1000;
 /** The shared clock's exchanges with every peer: four a second (16 and 32 bytes each way). */
 const CLOCK_INTERVAL_MS = 250;
+/** The metronome's schedule is republished 20 times a second (the worklet extrapolates between). */
+const METRONOME_INTERVAL_MS = 50;
 
 class NetWorker {
   private readonly cap: CaptureViews;
@@ -59,6 +63,8 @@ class NetWorker {
   private clockRef: ClockRefMessage['ref'] = { kind: 'hold' };
   /** Test build: acting as an app from before the shared clock (the wireV1 switch) asks no clocks. */
   private readonly asksClocks: boolean;
+  /** The room's metronome at our speaker. */
+  private readonly metronome: MetronomeSchedule;
 
   constructor(init: Omit<InitMessage, 'type'>) {
     this.cap = new CaptureViews(init.capture);
@@ -76,7 +82,10 @@ class NetWorker {
     this.asksClocks = !(__TUTTI_TEST__ && test.wireV1);
     this.sender = new Sender(this.cap, init.channels, init.redundancy, streamId, test, tap, (reason) => post({ type: 'capture-ended', reason }), () => post({ type: 'capture-switched' }));
     this.receiver = new Receiver(this.play, streamId, post, tap, this.speaker, test, this.clockNow);
+    this.metronome = new MetronomeSchedule(new MetronomeViews(init.metronome));
+    if (__TUTTI_TEST__ && test.playOnBeat) this.sender.beatAt = (startMs) => this.metronome.beatInQuantum(startMs);
     this.timers = [
+      setInterval(() => this.scheduleMetronome(), METRONOME_INTERVAL_MS),
       setInterval(() => this.postStats(), STATS_INTERVAL_MS),
       setInterval(() => this.steer(), CONTROL_INTERVAL_MS),
       setInterval(() => this.ping(), PING_INTERVAL_MS),
@@ -195,6 +204,18 @@ class NetWorker {
     for (const p of this.peerList) if (p.wire >= VERSION_CLOCK) this.receiver.sendClockRequest(p);
   }
 
+  /** The room's metronome (null: none) and our advance (leader mode), from the page. */
+  setMetronome(state: MetronomeState | null, advanceMs: number): void {
+    this.metronome.set(state, advanceMs);
+    this.scheduleMetronome();
+  }
+
+  /** 20 Hz, and at each change: the metronome's next beats at our speaker. */
+  private scheduleMetronome(): void {
+    const own = this.clockNow();
+    this.metronome.tick({ ownMs: own, wallMs: performance.timeOrigin + performance.now(), sharedOffsetMs: this.shared.offsetAt(own) }, this.speaker);
+  }
+
   /** The page says whose clock the room follows (src/room/shared-clock.ts). */
   setClockRef(ref: ClockRefMessage['ref']): void {
     this.clockRef = ref;
@@ -209,10 +230,13 @@ class NetWorker {
   }
 
   private clockStats(): SharedClockStats {
-    const offset = this.shared.offsetAt(this.clockNow());
+    const own = this.clockNow();
+    const offset = this.shared.offsetAt(own);
     const error = this.shared.errorMs;
     const kind = this.shared.ref.kind;
+    const wall = performance.timeOrigin + performance.now();
     return {
+      sharedMinusWallMs: offset === null ? null : own + offset - wall,
       ref: kind,
       refPeerId: kind === 'peer' && this.clockRef.kind === 'peer' ? this.clockRef.peerId : null,
       offsetMs: offset === null ? null : Math.round(offset * 1000) / 1000,
@@ -334,6 +358,7 @@ class NetWorker {
       adaptive: this.adaptive,
       traceFrames: this.receiver.trace?.length ?? 0,
       clock: this.clockStats(),
+      metronome: this.metronome.status,
       peers,
     });
     this.lastSent = s.sent;
@@ -412,6 +437,9 @@ self.onmessage = (ev: MessageEvent<ToWorker>) => {
       break;
     case 'clock-ref':
       worker!.setClockRef(msg.ref);
+      break;
+    case 'set-metronome':
+      worker!.setMetronome(msg.state, msg.advanceMs);
       break;
     case 'output-clock':
       worker!.outputClock(msg.contextTime, msg.wallMs);

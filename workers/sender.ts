@@ -23,6 +23,11 @@ export class Sender {
   peers: readonly RemotePeer[] = [];
   /** ping() asks for a loopback marker in the next quantum sent (a peer echoes for us). */
   injectMarker = false;
+  /**
+   * Test build, switch playOnBeat: for the quantum captured from wall time `startMs`, the frame at
+   * which a metronome beat reaches our speaker, or −1 (workers/metronome-schedule.ts). Null otherwise.
+   */
+  beatAt: ((startMs: number) => number) | null = null;
   channels: 1 | 2;
   /** Frames sent since the start, and bytes since the last stats. */
   sent = 0;
@@ -212,6 +217,12 @@ export class Sender {
 
   private sendFrame(captureUs: number): void {
     if (this.muted) this.frame.fill(0);
+    else if (__TUTTI_TEST__ && this.beatAt) {
+      // Test switch playOnBeat: an impulse at the sample captured as a beat reaches our speaker
+      // (negative: the tests tell it from anything else in the input by its sign).
+      const o = this.beatAt(captureUs / 1000);
+      if (o >= 0) this.frame[2 * o] = this.frame[2 * o + 1] = -0.9;
+    }
     const peers = this.peers;
     if (this.injectMarker && !this.muted) {
       // Peer loopback: this quantum starts with the marker; the peer's echo of it gives the round trip.

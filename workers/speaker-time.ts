@@ -58,4 +58,13 @@ export class SpeakerTime {
     const ahead = (frame - lastFrame) | 0; // signed frames from the newest reading, across the 2^32 wrap
     return (lastFrame + ahead) * (1000 / SAMPLE_RATE) + this.offset;
   }
+
+  /**
+   * The context frame (not wrapped; fractional) that reaches the speaker at wall time `wallMs`, or
+   * null without a recent reading (`nowMs`: the wall clock now). The inverse of wallOf.
+   */
+  frameOf(wallMs: number, nowMs: number): number | null {
+    if (this.count === 0 || nowMs - this.lastWall > STALE_MS) return null;
+    return (wallMs - this.offset) * (SAMPLE_RATE / 1000);
+  }
 }

@@ -4,9 +4,9 @@
 
 import type { InputChannels } from '../shared/input-channels.ts';
 import { DEFAULT_DEPTH, DEFAULT_REDUNDANCY, SAMPLE_RATE } from '../shared/constants.ts';
-import { CAP_F32, PEER_F32, PLAY_F32, PLAY_I32, PlaybackViews, captureMeterView, createCaptureMemory, createPlaybackMemory, type HeardMemory, type RecordMemory } from '../shared/memory-layout.ts';
+import { CAP_F32, MET_F32, MET_F64, MET_I32, MetronomeViews, PEER_F32, PLAY_F32, PLAY_I32, PlaybackViews, captureMeterView, createCaptureMemory, createMetronomeMemory, createPlaybackMemory, type HeardMemory, type RecordMemory } from '../shared/memory-layout.ts';
 import type { TestOptions } from '../shared/worker-protocol.ts';
-import { CAPTURE_PROCESSOR, PLAYBACK_PROCESSOR, type CaptureProcessorOptions, type PlaybackProcessorOptions, type ToPlaybackWorklet } from '../shared/worklet-options.ts';
+import { CAPTURE_PROCESSOR, PLAYBACK_PROCESSOR, type CaptureProcessorOptions, type FromPlaybackWorklet, type PlaybackProcessorOptions, type ToPlaybackWorklet } from '../shared/worklet-options.ts';
 import captureWorkletUrl from '../../worklets/capture.worklet.ts?worker&url';
 import playbackWorkletUrl from '../../worklets/playback.worklet.ts?worker&url';
 import { setContextOutput } from './devices.ts';
@@ -54,8 +54,27 @@ export interface Levels {
   peer(slot: number): number;
 }
 
+/** The metronome's last beat rendered here: its number and the context time its click started, s. */
+export interface BeatRendered {
+  beat: number;
+  atS: number;
+}
+
+/**
+ * Test build only: the playback output's onsets (worklets/test-onset-tap.ts), each with a reading
+ * of the output clock taken as the page heard of it, so a test can date it at the speaker.
+ */
+export interface OutputOnset {
+  frame: number;
+  peak: number;
+  contextTime: number;
+  wallMs: number;
+}
+
 export class AudioEngine {
   readonly net: NetBridge;
+  /** Test build with the onsets switch: every onset of our playback output so far. */
+  readonly onsets: OutputOnset[] = [];
   /** Every stats message of this session with its receive time (sparklines, quality, JSON export). */
   readonly stats = new StatsRecorder();
   private readonly captureControl: Float32Array;
@@ -81,6 +100,7 @@ export class AudioEngine {
     capture: { node: AudioWorkletNode; source: MediaStreamAudioSourceNode } | null,
     private readonly channels: 1 | 2,
     private readonly playbackNode: AudioWorkletNode,
+    private readonly metronome: MetronomeViews,
   ) {
     this.stream = stream;
     this.captureNode = capture?.node ?? null;
@@ -90,6 +110,12 @@ export class AudioEngine {
     this.playback = playback;
     net.on('stats', (m) => this.stats.push(m));
     this.stopOutputClock = reportOutputClock(context, net);
+    if (__TUTTI_TEST__) {
+      playbackNode.port.onmessage = (ev: MessageEvent<FromPlaybackWorklet>) => {
+        const ts = context.getOutputTimestamp();
+        this.onsets.push({ frame: ev.data.frame, peak: ev.data.peak, contextTime: ts.contextTime ?? NaN, wallMs: performance.timeOrigin + (ts.performanceTime ?? NaN) });
+      };
+    }
   }
 
   static async start(opts: EngineOptions): Promise<AudioEngine> {
@@ -110,9 +136,11 @@ export class AudioEngine {
 
     const capture = createCaptureMemory();
     const playbackSab = createPlaybackMemory();
+    const metronome = createMetronomeMemory();
     const net = new NetBridge({
       capture,
       playback: playbackSab,
+      metronome,
       channels: opts.channels,
       depth: opts.depth ?? DEFAULT_DEPTH,
       adaptive: opts.adaptive ?? true,
@@ -143,12 +171,12 @@ export class AudioEngine {
       numberOfInputs: 0,
       numberOfOutputs: 1,
       outputChannelCount: [2],
-      processorOptions: { playback: playbackSab } satisfies PlaybackProcessorOptions,
+      processorOptions: { playback: playbackSab, metronome, ...(__TUTTI_TEST__ && opts.test?.onsetTap ? { tap: true } : {}) } satisfies PlaybackProcessorOptions,
     });
     playbackNode.connect(context.destination);
     keepDeviceAwake(context);
     await context.resume();
-    return new AudioEngine(context, stream, capturePath, net, captureMeterView(capture), new PlaybackViews(playbackSab), worklet, opts.channels, playbackNode);
+    return new AudioEngine(context, stream, capturePath, net, captureMeterView(capture), new PlaybackViews(playbackSab), worklet, opts.channels, playbackNode, new MetronomeViews(metronome));
   }
 
   /**
@@ -259,6 +287,20 @@ export class AudioEngine {
       clipped: Atomics.load(this.playback.i32, PLAY_I32.CLIPPED),
       peer: (slot) => f[this.playback.peerF32(slot, PEER_F32.PEAK)] ?? 0,
     };
+  }
+
+  /** The click's volume here, 0..1 (0: the click muted; the beat light still runs). */
+  setClickGain(gain: number): void {
+    this.metronome.f32[MET_F32.GAIN] = Math.min(1, Math.max(0, gain));
+  }
+
+  /** The metronome's last beat rendered here, or null before any (memory-layout.ts MET_I32.CLICKED_BEAT). */
+  beatRendered(): BeatRendered | null {
+    const i32 = this.metronome.i32;
+    const beat = Atomics.load(i32, MET_I32.CLICKED_BEAT);
+    const atS = this.metronome.f64[MET_F64.CLICKED_AT]!;
+    if (beat < 0 || Atomics.load(i32, MET_I32.CLICKED_BEAT) !== beat) return null;
+    return { beat, atS };
   }
 
   /** Output latency the device adds after our playout (s), when the browser reports it. */

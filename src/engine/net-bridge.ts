@@ -4,6 +4,7 @@
 import type { InputChannels } from '../shared/input-channels.ts';
 import type { SendBits } from '../shared/wire.ts';
 import type { HeardMemory, RecordMemory } from '../shared/memory-layout.ts';
+import type { MetronomeState } from '../shared/metronome.ts';
 import type { ClockRefMessage, FromWorker, InitMessage, PeerClosedReason, StatsMessage, ToWorker, TraceMessage } from '../shared/worker-protocol.ts';
 
 type Handlers = {
@@ -60,6 +61,10 @@ export class NetBridge {
   /** Manual jitter depth in quanta (`adaptive` false), or hand the choice back to the worker (`adaptive` true). */
   setDepth(depth: number, adaptive: boolean): void {
     this.post({ type: 'set-depth', depth, adaptive });
+  }
+  /** The room's metronome (null: none) and our advance in ms (leader mode, else 0). */
+  setMetronome(state: MetronomeState | null, advanceMs: number): void {
+    this.post({ type: 'set-metronome', state, advanceMs });
   }
   /** Whose clock the room follows (src/room/shared-clock.ts). */
   setClockRef(ref: ClockRefMessage['ref']): void {

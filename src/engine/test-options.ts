@@ -1,4 +1,4 @@
-// Test switches read from the page URL (`?test=tap&dropEvery=10&delayMs=30&jitterMs=10&captureRatio=1.001&wire=1&clockOffsetMs=40&clockPpm=300`),
+// Test switches read from the page URL (`?test=tap&dropEvery=10&delayMs=30&jitterMs=10&captureRatio=1.001&wire=1&clockOffsetMs=40&clockPpm=300&playOnBeat=1&onsets=1`),
 // passed to the network worker at start. Only the browser tests set them; the UI never does.
 // Called only behind `__TUTTI_TEST__`, so it exists in the test build (dist-test/) alone.
 
@@ -22,6 +22,8 @@ export function testOptionsFromUrl(params: URLSearchParams): TestOptions | null 
   if (jitterMs !== undefined) t.jitterMs = jitterMs;
   if (captureRatio !== undefined) t.captureRatio = captureRatio;
   if (params.get('wire') === '1') t.wireV1 = true;
+  if (params.get('playOnBeat') === '1') t.playOnBeat = true;
+  if (params.get('onsets') === '1') t.onsetTap = true;
   const clockOffsetMs = num('clockOffsetMs', (x) => Math.abs(x) <= 3_600_000);
   const clockPpm = num('clockPpm', (x) => Math.abs(x) <= 10_000);
   if (clockOffsetMs !== undefined) t.clockOffsetMs = clockOffsetMs;

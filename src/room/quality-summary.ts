@@ -1,12 +1,13 @@
 // Page: this participant's quality summary for the room (MemberState.quality, issue 12 "everyone's
 // connection at a glance"): for each peer they hear, the glitches over the quality window and the
-// round trip, from the engine's per-peer stats history; their input's peak and clipping, from the
+// round trip and the one-way delay, from the engine's per-peer stats history; their input's peak and clipping, from the
 // input meter; and the depth in use. Pure functions; the session publishes the result at once
 // when a light would change and every 5 s otherwise, and every member's view pairs the two ends
 // of each link (src/ui/connection-lights.ts).
 
 import { AMBER_PERCENT, RED_PERCENT } from '../ui/connection-lights.ts';
 import { QUALITY_WINDOW, glitchPercent, qualityInput } from '../ui/quality.ts';
+import { median } from '../shared/median.ts';
 import type { QualitySummary } from '../shared/signaling-protocol.ts';
 import type { PeerStats } from '../shared/worker-protocol.ts';
 
@@ -29,7 +30,9 @@ export function qualitySummary(peers: ReadonlyMap<string, readonly PeerStats[]>,
     const recent = history.slice(-QUALITY_WINDOW);
     if (recent.length === 0) continue;
     const q = qualityInput(recent);
-    heard[id] = { glitchPercent: Math.round(glitchPercent(recent) * 100) / 100, rttMs: q ? Math.round(q.rttAvgMs * 10) / 10 : null };
+    const oneWays = recent.flatMap((s) => (s.oneWayMs ? [s.oneWayMs.p50] : []));
+    const oneWay = oneWays.length ? median(oneWays) : null;
+    heard[id] = { glitchPercent: Math.round(glitchPercent(recent) * 100) / 100, rttMs: q ? Math.round(q.rttAvgMs * 10) / 10 : null, ...(oneWay === null ? {} : { oneWayMs: Math.round(oneWay * 10) / 10 }) };
   }
   return { heard, inputDb: peakDb(inputPeak), clipping, depth };
 }

@@ -13,6 +13,7 @@
 //   setting              a room setting changes (redundancy, default depth, listing), and by whom
 //   control              a remote-control request (someone set another's mix, depth, or recording)
 
+import { METRONOME_KEY, parseMetronome } from '../shared/metronome.ts';
 import { QUANTUM_MS } from '../shared/constants.ts';
 import type { ControlRequest, MemberState } from '../shared/signaling-protocol.ts';
 import { pairLights, type Light } from '../ui/connection-lights.ts';
@@ -126,9 +127,17 @@ export class SessionLog {
       key === 'redundancy' ? `redundancy to ${value === 0 ? 'off' : `${String(value)} frame${value === 1 ? '' : 's'}`}`
       : key === 'depth' ? `the room's default depth to ${String(value)} quanta`
       : key === LISTING_KEY ? (typeof value === 'string' ? `the room listed as "${value}"` : 'the room unlisted')
+      : key === METRONOME_KEY ? this.metronome(value)
       : value === undefined ? `${key} off`
       : `${key} to ${JSON.stringify(value)}`;
     this.add(atMs, 'setting', `${who} set ${what}`);
+  }
+
+  private metronome(value: unknown): string {
+    const m = parseMetronome(value);
+    if (!m) return 'the metronome to something it cannot play (ignored)';
+    const mode = m.mode === 'leader' && m.leader !== null ? `, ${this.nameOf(m.leader)} leading` : ', together';
+    return `the metronome ${m.startMs === null ? 'stopped' : 'running'}: ${m.bpm} bpm, ${m.beatsPerBar} beats a bar${m.accent ? ' accented' : ''}, ${m.countInBars} bar${m.countInBars === 1 ? '' : 's'} count-in${mode}`;
   }
 
   /** A control request for `target` (client id) was written by client `by`. */

@@ -21,6 +21,8 @@ import { LISTING_KEY } from './open-rooms.ts';
 import { Room, writerOf, type Access } from './room.ts';
 import { SessionLog } from './session-log.ts';
 import { decideClock } from './shared-clock.ts';
+import { DEFAULT_METRONOME, METRONOME_KEY, parseMetronome, type MetronomeState } from '../shared/metronome.ts';
+import { advanceFor, started, stopped, withTempo, type Advance } from './metronome-control.ts';
 
 /** The quality summary is republished this often when no light would change (ms). */
 const QUALITY_REFRESH_MS = 5000;
@@ -48,6 +50,8 @@ export class AudioChoices {
   muted = false;
   master = 1;
   inputGain = 1;
+  /** The metronome's click volume on this device (0..1; 0: muted, the beat light still runs). */
+  click = 0.5;
   /** Per remote peer (by mesh id): gain and mute. */
   readonly mix = new Map<string, { gain: number; muted: boolean }>();
 }
@@ -76,6 +80,10 @@ export class Session extends EventTarget {
   roomDepth: number | undefined;
   /** The title the room is listed under on the server's open rooms, or undefined. */
   listingTitle: string | undefined;
+  /** The room's metronome (null: no one has set one), and our advance in it (leader mode). */
+  metronome: MetronomeState | null = null;
+  advance: Advance = { ms: 0, why: 'together' };
+  private metronomeSent = '';
   /** The input and output devices (participant only). */
   readonly devices: DeviceChoice | undefined;
   /** The page's recorder, once attached (participant only): a paired remote may start and stop takes. */
@@ -140,6 +148,7 @@ export class Session extends EventTarget {
       room.setSelf(self);
       // The choices carried over from the last room (or the join form): mute, channels, resolution.
       engine?.net.setSend(choices.channels, choices.muted, choices.bits);
+      engine?.setClickGain(choices.click);
       const tracks = new TrackRegistry();
       const mesh = engine ? new AudioMesh(room, engine.net, iceServers, tracks) : undefined;
       const session = new Session(identity, choices, room, engine, mesh, tracks);
@@ -167,6 +176,7 @@ export class Session extends EventTarget {
       this.roster = room.roster();
       this.log.roster(this.roster, Date.now());
       this.followClock();
+      this.applyMetronome();
       this.changed();
     };
     // The log's "who changed what": every setting and remote request, with the device that wrote it.
@@ -185,6 +195,7 @@ export class Session extends EventTarget {
       this.applyRoomDepth();
       this.applyRoomRedundancy();
       this.applyRoomListing();
+      this.applyMetronome();
     };
     room.settings.observe(apply);
     void room.loaded.then(apply);
@@ -232,6 +243,68 @@ export class Session extends EventTarget {
       this.engine?.net.setRedundancy(r);
       this.changed();
     }
+  }
+
+  /**
+   * The room's metronome and our advance in it, to the network worker when either changes (a
+   * state no one could have meant, written by a member, is ignored: the last good one stays).
+   */
+  private applyMetronome(): void {
+    const raw = this.room.settings.get(METRONOME_KEY);
+    const m = raw === undefined ? null : parseMetronome(raw);
+    if (raw !== undefined && !m) return;
+    this.metronome = m;
+    this.advance = advanceFor(m, this.room.clientId, this.roster);
+    const json = JSON.stringify([m, this.advance.ms]);
+    if (json !== this.metronomeSent && this.engine) {
+      this.metronomeSent = json;
+      this.engine.net.setMetronome(m, this.advance.ms);
+    }
+    this.changed();
+  }
+
+  /** The shared clock now, ms, or null before this device follows one. */
+  sharedNowMs(): number | null {
+    const d = this.stats?.clock.sharedMinusWallMs;
+    return d === null || d === undefined ? null : performance.timeOrigin + performance.now() + d;
+  }
+
+  /** Start the room's metronome (every member's device), or throw why it cannot start yet. */
+  startMetronome(): void {
+    const now = this.sharedNowMs();
+    if (now === null) throw new Error('The metronome waits for the shared clock: a few seconds after joining.');
+    this.writeMetronome(started(this.metronome ?? DEFAULT_METRONOME, now));
+  }
+
+  stopMetronome(): void {
+    if (this.metronome) this.writeMetronome(stopped(this.metronome));
+  }
+
+  /**
+   * Change the room's metronome: tempo (kept on the beat while it runs), meter, accent, count-in,
+   * or the mode (leader mode makes this device the leader).
+   */
+  setMetronome(change: { bpm?: number; beatsPerBar?: number; accent?: boolean; countInBars?: number; mode?: 'together' | 'leader' }): void {
+    let m = this.metronome ?? DEFAULT_METRONOME;
+    if (change.bpm !== undefined && change.bpm !== m.bpm) m = withTempo(m, change.bpm, this.sharedNowMs() ?? 0);
+    if (change.beatsPerBar !== undefined) m = { ...m, beatsPerBar: change.beatsPerBar };
+    if (change.accent !== undefined) m = { ...m, accent: change.accent };
+    if (change.countInBars !== undefined) m = { ...m, countInBars: change.countInBars };
+    if (change.mode === 'together') m = { ...m, mode: 'together', leader: null };
+    if (change.mode === 'leader') m = { ...m, mode: 'leader', leader: this.room.clientId };
+    this.writeMetronome(m);
+  }
+
+  private writeMetronome(m: MetronomeState): void {
+    if (!parseMetronome(m)) throw new Error('That is not a metronome setting Tutti can play.');
+    this.room.settings.set(METRONOME_KEY, m);
+  }
+
+  /** The click's volume on this device (0..1). */
+  setClick(gain: number): void {
+    this.choices.click = Math.min(1, Math.max(0, gain));
+    this.engine?.setClickGain(this.choices.click);
+    this.changed();
   }
 
   /**

@@ -433,3 +433,76 @@ export function marginFrames(seq: number, playPos: number): number {
 export function slotOf(seq: number): number {
   return seq & (JITTER_SLOTS - 1);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Metronome: net --(beat schedule)--> play --(beat rendered)--> page
+// ---------------------------------------------------------------------------------------------
+// The room's metronome (src/shared/metronome.ts) is scheduled by the network worker, which knows
+// the shared clock and when our playback reaches the speaker (workers/metronome-schedule.ts): a
+// few times a second it publishes one beat as an anchor (its number and the context frame at which
+// it must start to reach the speaker on time) and the frames between beats. The playback worklet
+// renders every beat that falls in its render quantum from that anchor, sample-accurate, and says
+// which beat it rendered last, when, for the page's beat light. Nothing is posted per beat.
+
+/** Int32 fields of the metronome block. */
+export const MET_I32 = {
+  /**
+   * W net: seqlock over MET_F64's schedule fields: Atomics.store odd before writing them, the next
+   * even value after. R play at each render quantum: reads it, the fields, and it again; an odd or
+   * changed value means a write in between, and play keeps the schedule it read last.
+   */
+  GEN: 0,
+  /**
+   * W play (Atomics.store, after writing MET_F64.CLICKED_AT): the number of the last beat it
+   * rendered, −1 before any. R page (beat light): reads it, CLICKED_AT, and it again; beats are
+   * ≥ 200 ms apart, so two equal reads prove CLICKED_AT is that beat's.
+   */
+  CLICKED_BEAT: 1,
+  SIZE: 2,
+} as const;
+
+/** Float64 fields of the metronome block (after the Int32 block, 8-byte aligned). */
+export const MET_F64 = {
+  /** Under GEN (W net): 1 while the metronome runs, 0 stopped (a click already started rings out). */
+  RUNNING: 0,
+  /** Under GEN: changes at every start, so play forgets the beats of the last run (beat numbers start again). */
+  RUN_ID: 1,
+  /** Under GEN: the anchor beat's number (0 = the first beat of the count-in; beats before 0 never sound). */
+  BEAT: 2,
+  /** Under GEN: the context frame (currentFrame, not wrapped) at which the anchor beat's click starts. */
+  BEAT_FRAME: 3,
+  /** Under GEN: context frames from one beat to the next (the shared clock's beat on our output's clock). */
+  FRAMES_PER_BEAT: 4,
+  /** Under GEN: beats per bar, and 1 if the first beat of each bar is accented (else 0). */
+  BEATS_PER_BAR: 5,
+  ACCENT: 6,
+  /** W play (before CLICKED_BEAT): the context time, s, at which the click of beat CLICKED_BEAT started. R page. */
+  CLICKED_AT: 7,
+  SIZE: 8,
+} as const;
+
+/** Float32 fields of the metronome block (after the Float64 block). */
+export const MET_F32 = {
+  /** W page (the click volume, 0..1; 0 = the click muted here, the beat light still runs). R play. */
+  GAIN: 0,
+  SIZE: 1,
+} as const;
+
+export function createMetronomeMemory(): SharedArrayBuffer {
+  const sab = new SharedArrayBuffer(MET_I32.SIZE * 4 + MET_F64.SIZE * 8 + MET_F32.SIZE * 4);
+  const v = new MetronomeViews(sab);
+  Atomics.store(v.i32, MET_I32.CLICKED_BEAT, -1);
+  v.f32[MET_F32.GAIN] = 0.5;
+  return sab;
+}
+
+export class MetronomeViews {
+  readonly i32: Int32Array;
+  readonly f64: Float64Array;
+  readonly f32: Float32Array;
+  constructor(readonly sab: SharedArrayBuffer) {
+    this.i32 = new Int32Array(sab, 0, MET_I32.SIZE);
+    this.f64 = new Float64Array(sab, MET_I32.SIZE * 4, MET_F64.SIZE);
+    this.f32 = new Float32Array(sab, MET_I32.SIZE * 4 + MET_F64.SIZE * 8, MET_F32.SIZE);
+  }
+}

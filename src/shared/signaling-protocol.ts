@@ -145,6 +145,18 @@ export interface ClockState {
   base: number;
 }
 
+/** How a participant hears one peer (QualitySummary.heard). */
+export interface HeardSummary {
+  glitchPercent: number;
+  rttMs: number | null;
+  /**
+   * The one-way delay from that peer's microphone to this participant's speaker, ms (the median of
+   * the last 10 s; the metronome's leader mode advances that peer's clicks by it). Absent before
+   * the first, and in apps before it.
+   */
+  oneWayMs?: number;
+}
+
 /**
  * What a participant publishes about their connections (src/room/quality-summary.ts): every
  * member's view puts the two ends of each pair together (src/ui/tutti-connections.ts).
@@ -155,7 +167,7 @@ export interface QualitySummary {
    * (late, lost, underrun, trimmed), % of the frames expected, and the DataChannel round trip, ms
    * (null before the first).
    */
-  heard: Record<string, { glitchPercent: number; rttMs: number | null }>;
+  heard: Record<string, HeardSummary>;
   /** Peak input level over the last second, dBFS (−99 for silence). */
   inputDb: number;
   /** The input reached full scale within the last 10 s. */
@@ -229,7 +241,9 @@ function parseQuality(v: unknown): QualitySummary | null {
   const heard: QualitySummary['heard'] = {};
   for (const [k, h] of Object.entries(q['heard'] as Record<string, unknown>).slice(0, 64)) {
     const e = h as Record<string, unknown> | null;
-    if (e && num(e['glitchPercent']) && (e['rttMs'] === null || num(e['rttMs']))) heard[k] = { glitchPercent: e['glitchPercent'], rttMs: e['rttMs'] as number | null };
+    if (e && num(e['glitchPercent']) && (e['rttMs'] === null || num(e['rttMs']))) {
+      heard[k] = { glitchPercent: e['glitchPercent'], rttMs: e['rttMs'] as number | null, ...(num(e['oneWayMs']) && e['oneWayMs'] >= 0 && e['oneWayMs'] < 10_000 ? { oneWayMs: e['oneWayMs'] } : {}) };
+    }
   }
   return { heard, inputDb: q['inputDb'], clipping: q['clipping'], depth: q['depth'] };
 }

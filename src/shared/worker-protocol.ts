@@ -4,6 +4,7 @@
 
 import type { InputChannels } from './input-channels.ts';
 import type { CaptureMemory, HeardMemory, RecordMemory } from './memory-layout.ts';
+import type { MetronomeState } from './metronome.ts';
 import type { SendBits } from './wire.ts';
 
 /** Test-only switches; never set by the UI. */
@@ -26,12 +27,22 @@ export interface TestOptions {
   /** Skew the clock the shared clock's exchanges use: this many ms ahead, plus clockPpm (e.g. 300 = a clock 300 ppm fast). */
   clockOffsetMs?: number;
   clockPpm?: number;
+  /**
+   * Play on the beat: add an impulse to the captured audio at each metronome beat, at the sample
+   * captured when that beat's click reaches our speaker (a player who strikes exactly on the click
+   * they hear). The leader-mode test listens for it at the leader.
+   */
+  playOnBeat?: boolean;
+  /** The page's playback output reports its onsets (worklets/test-onset-tap.ts) to the page, for the metronome tests. */
+  onsetTap?: boolean;
 }
 
 export interface InitMessage {
   type: 'init';
   capture: CaptureMemory;
   playback: SharedArrayBuffer;
+  /** The metronome block (memory-layout.ts, "Metronome"). */
+  metronome: SharedArrayBuffer;
   channels: 1 | 2;
   depth: number;
   adaptive: boolean;
@@ -144,8 +155,19 @@ export interface ClockRefMessage {
   type: 'clock-ref';
   ref: { kind: 'self'; baseMs: number } | { kind: 'peer'; peerId: string; baseMs: number } | { kind: 'hold' };
 }
+/**
+ * The room's metronome (null: none yet), as the room document holds it, and our advance in ms: in
+ * leader mode, the leader's measured one-way delay from us (0 for the leader, in together mode,
+ * and before the leader has measured us).
+ */
+export interface SetMetronomeMessage {
+  type: 'set-metronome';
+  state: MetronomeState | null;
+  advanceMs: number;
+}
 export type ToWorker =
   | ClockRefMessage
+  | SetMetronomeMessage
   | InitMessage
   | AddPeerMessage
   | RemovePeerMessage
@@ -260,7 +282,15 @@ export interface SharedClockStats {
   offsetMs: number | null;
   /** Bound on the error of offsetMs, ms (0 when we are the reference). */
   errorMs: number | null;
+  /** Shared clock minus this page's wall clock (performance.timeOrigin + performance.now()), ms (null before known). */
+  sharedMinusWallMs: number | null;
 }
+
+/**
+ * The metronome here: off (stopped, or none), running (beats scheduled at our speaker), or waiting
+ * for the shared clock or for the first readings of when our playback reaches the speaker.
+ */
+export type MetronomeStatus = 'off' | 'running' | 'no-clock' | 'no-speaker';
 
 export interface StatsMessage {
   type: 'stats';
@@ -281,6 +311,7 @@ export interface StatsMessage {
   /** Frames in the arrival trace so far (0 when not recording). */
   traceFrames: number;
   clock: SharedClockStats;
+  metronome: MetronomeStatus;
   peers: PeerStats[];
 }
 /** The arrival trace: one row per received frame. */

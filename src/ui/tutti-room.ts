@@ -1,6 +1,6 @@
 // <tutti-room>: the room view of a participant. Access line, your own strip (mute, input gain,
 // jitter buffer, redundancy, output volume, mono/stereo, audio devices, meters), one strip per peer, roster,
-// notes, setlist, sharing and the room's settings. Shows a Session's state and calls its methods;
+// the metronome, notes, setlist, sharing and the room's settings. Shows a Session's state and calls its methods;
 // fires `leave-room` and `retry-password`.
 
 import { LitElement, html, nothing } from 'lit';
@@ -25,6 +25,7 @@ import './tutti-devices.ts';
 import './tutti-recorder.ts';
 import './tutti-connections.ts';
 import './tutti-session-log.ts';
+import './tutti-metronome.ts';
 import { clockLabel } from './clock-label.ts';
 import type { RecorderBridge } from '../engine/recorder-bridge.ts';
 
@@ -211,6 +212,7 @@ export class TuttiRoom extends LitElement {
           ? nothing
           : html`
             ${this.renderRoster(s)}
+            <tutti-metronome .session=${s}></tutti-metronome>
             <div class="card"><tutti-notes .text=${s.room.notes}></tutti-notes></div>
             <div class="card"><tutti-setlist .room=${s.room}></tutti-setlist></div>
             ${this.renderSettings(s)}`}

@@ -18,7 +18,7 @@ import { matchWav, readWavPcm } from '../support/wav-match.ts';
 import { writeToneWav } from '../support/wav.ts';
 
 /** The names the before-stop hook greps dist/assets/*.js for: the switches and the worker's debug globals. */
-const TEST_ONLY = /dropEvery|captureRatio|wireV1|__tuttiTap|__tuttiWorker/;
+const TEST_ONLY = /dropEvery|captureRatio|wireV1|playOnBeat|type:.onset.|__tuttiTap|__tuttiWorker/;
 /** The link of the issue, plus the tap and a jitter: every switch the test build knows. */
 const HOSTILE_QUERY = 'test=tap&dropEvery=2&delayMs=900&jitterMs=50&captureRatio=1.01&wire=1';
 
@@ -42,7 +42,7 @@ test('the production bundle holds no test-switch code; the test bundle does (the
   // A bundle is named `<entry>-<hash>.js`, and the hash may itself contain '-': the entry is what
   // comes before the first one (no entry name has a '-').
   const carriers = testBuild.filter((f) => TEST_ONLY.test(f.js)).map((f) => f.name.slice(0, f.name.indexOf('-')));
-  expect(carriers.sort()).toEqual(['index', 'net.worker']);
+  expect(carriers.sort()).toEqual(['index', 'net.worker', 'playback.worklet']);
 });
 
 let server: RunningServer;

@@ -1,0 +1,160 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { QUANTUM_FRAMES, SAMPLE_RATE } from '../../src/shared/constants.ts';
+import { MET_F32, MET_F64, MET_I32, MetronomeViews, createMetronomeMemory } from '../../src/shared/memory-layout.ts';
+import { DEFAULT_METRONOME, beatPosition, checkBpm, isAccented, parseMetronome, tapTempo, type MetronomeState } from '../../src/shared/metronome.ts';
+import { advanceFor, started, withTempo } from '../../src/room/metronome-control.ts';
+import type { MemberState } from '../../src/shared/signaling-protocol.ts';
+import { MetronomeSchedule } from '../../workers/metronome-schedule.ts';
+import { SpeakerTime } from '../../workers/speaker-time.ts';
+import { ClickTrack } from '../../worklets/click-track.ts';
+
+const running = (over: Partial<MetronomeState> = {}): MetronomeState => ({ ...DEFAULT_METRONOME, startMs: 10_000, ...over });
+
+describe('metronome state', () => {
+  test('parse keeps a good state and refuses what no one could have meant', () => {
+    assert.deepEqual(parseMetronome(running()), running());
+    assert.deepEqual(parseMetronome({ ...running(), mode: 'leader', leader: 7 }), { ...running(), mode: 'leader', leader: 7 });
+    for (const bad of [null, 3, { ...running(), bpm: 10 }, { ...running(), bpm: 301 }, { ...running(), bpm: NaN }, { ...running(), beatsPerBar: 2.5 }, { ...running(), beatsPerBar: 13 },
+      { ...running(), countInBars: 3 }, { ...running(), accent: 'yes' }, { ...running(), mode: 'solo' }, { ...running(), mode: 'leader', leader: null }, { ...running(), startMs: '1' }]) {
+      assert.equal(parseMetronome(bad), null, JSON.stringify(bad));
+    }
+  });
+
+  test('tempo as typed: a number in range, or a message', () => {
+    assert.deepEqual(checkBpm(' 92.25 '), { bpm: 92.3 });
+    assert.ok('error' in checkBpm('fast'));
+    assert.ok('error' in checkBpm(''));
+    assert.ok('error' in checkBpm('400'));
+  });
+
+  test('beats: count-in bars, then bar 1; accents on the first beat of each bar', () => {
+    const m = running({ beatsPerBar: 3, countInBars: 1 });
+    assert.deepEqual(beatPosition(m, 0), { bar: 0, beat: 1, countIn: true });
+    assert.deepEqual(beatPosition(m, 2), { bar: 0, beat: 3, countIn: true });
+    assert.deepEqual(beatPosition(m, 3), { bar: 1, beat: 1, countIn: false });
+    assert.deepEqual(beatPosition(m, 7), { bar: 2, beat: 2, countIn: false });
+    assert.equal(isAccented(m, 3), true);
+    assert.equal(isAccented(m, 4), false);
+    assert.equal(isAccented({ ...m, accent: false }, 3), false);
+  });
+
+  test('tap tempo: the median interval of the latest run of taps', () => {
+    assert.equal(tapTempo([1000]), null);
+    assert.equal(tapTempo([0, 500]), 120);
+    assert.equal(tapTempo([0, 500, 1010, 1500, 2000]), 120); // one tap off by 10 ms does not move it
+    assert.equal(tapTempo([0, 1000, 5000, 5600]), 100); // a pause starts again
+    assert.equal(tapTempo([0, 2500]), null); // too slow: a new run of one tap
+  });
+
+  test('a tempo change while running keeps the next beat and its number', () => {
+    const m = running({ bpm: 120 });
+    const now = 10_000 + 10 * 500 + 100; // just after beat 10
+    const c = withTempo(m, 90, now);
+    // Beat 11 would come 400 ms from now: over the change lead, so it stays where it was.
+    const n = 11;
+    assert.ok(Math.abs(c.startMs! + n * (60_000 / 90) - (10_000 + n * 500)) < 1e-6);
+    assert.deepEqual(withTempo({ ...m, startMs: null }, 90, now), { ...m, startMs: null, bpm: 90 });
+    assert.equal(started(DEFAULT_METRONOME, 5000).startMs, 6500);
+  });
+
+  test('leader mode: a member is advanced by the one-way delay the leader publishes from them', () => {
+    const member = (quality?: MemberState['quality']): MemberState => ({ v: 1, name: 'L', role: 'teacher', instrument: '', muted: false, format: 'stereo', kind: 'participant', ...(quality ? { quality } : {}) });
+    const m = running({ mode: 'leader', leader: 1 });
+    const roster = new Map<number, MemberState>([[1, member({ heard: { '2': { glitchPercent: 0, rttMs: 1, oneWayMs: 42.5 } }, inputDb: -20, clipping: false, depth: 4 })]]);
+    assert.deepEqual(advanceFor(m, 2, roster), { ms: 42.5, why: 'leader' });
+    assert.deepEqual(advanceFor(m, 1, roster), { ms: 0, why: 'leader' });
+    assert.deepEqual(advanceFor(m, 3, roster), { ms: 0, why: 'measuring' });
+    assert.deepEqual(advanceFor(m, 2, new Map()), { ms: 0, why: 'leader-gone' });
+    assert.deepEqual(advanceFor(running(), 2, roster), { ms: 0, why: 'together' });
+  });
+});
+
+/** A speaker whose context time 0 plays at wall time `zeroMs` (readings four a second). */
+function speakerAt(zeroMs: number, nowMs: number): SpeakerTime {
+  const s = new SpeakerTime();
+  for (let t = 1; t <= 9; t++) s.add(t / 4, zeroMs + (t / 4) * 1000);
+  void nowMs;
+  return s;
+}
+
+describe('metronome at the speaker', () => {
+  test('the schedule puts beat n at the frame that reaches the speaker at its shared time, advance and offsets included', () => {
+    const views = new MetronomeViews(createMetronomeMemory());
+    const sched = new MetronomeSchedule(views);
+    const wall = 1_000_000;
+    const speaker = speakerAt(wall - 2000, wall); // context time 0 played 2 s ago
+    const m = running({ bpm: 120, startMs: wall + 500 + 30 }); // shared clock = ours + 30 ms
+    sched.set(m, 12);
+    sched.tick({ ownMs: wall + 7, wallMs: wall, sharedOffsetMs: 23 }, speaker); // our clock 7 ms ahead of the wall clock
+    assert.equal(sched.status, 'running');
+    const f = views.f64;
+    assert.equal(f[MET_F64.RUNNING], 1);
+    const k = f[MET_F64.BEAT]!;
+    // Beat k sounds at shared start + 500k − 12 = wall + 500 + 500k − 12 (shared − wall = 30).
+    const expectWall = wall + 500 + 500 * k - 12;
+    const expectFrame = (expectWall - (wall - 2000)) * (SAMPLE_RATE / 1000);
+    assert.ok(Math.abs(f[MET_F64.BEAT_FRAME]! - expectFrame) < 1e-6, `${f[MET_F64.BEAT_FRAME]} vs ${expectFrame}`);
+    assert.ok(Math.abs(f[MET_F64.FRAMES_PER_BEAT]! - 24_000) < 1e-6);
+    assert.equal(Atomics.load(views.i32, MET_I32.GEN) % 2, 0);
+    // The playOnBeat switch finds the same beat in the quantum captured when it reaches our speaker.
+    const o = sched.beatInQuantum(expectWall - 1);
+    assert.equal(o, 48);
+    assert.equal(sched.beatInQuantum(expectWall + 1), -1);
+    sched.tick({ ownMs: wall, wallMs: wall, sharedOffsetMs: null }, speaker);
+    assert.equal(sched.status, 'no-clock');
+    assert.equal(f[MET_F64.RUNNING], 0);
+  });
+
+  test('the worklet starts each click at its sample, once, accented on the bar, and skips a beat it is too late for', () => {
+    const views = new MetronomeViews(createMetronomeMemory());
+    views.f32[MET_F32.GAIN] = 1;
+    const track = new ClickTrack(views, SAMPLE_RATE);
+    const f = views.f64;
+    const publish = (frame: number, beat = 0): void => {
+      Atomics.add(views.i32, MET_I32.GEN, 1);
+      f[MET_F64.RUNNING] = 1;
+      f[MET_F64.RUN_ID] = 1;
+      f[MET_F64.BEAT] = beat;
+      f[MET_F64.BEAT_FRAME] = frame;
+      f[MET_F64.FRAMES_PER_BEAT] = 3000.4;
+      f[MET_F64.BEATS_PER_BAR] = 4;
+      f[MET_F64.ACCENT] = 1;
+      Atomics.add(views.i32, MET_I32.GEN, 1);
+    };
+    publish(1000 + 37);
+    const onsets: number[] = [];
+    const peaks: number[] = [];
+    const l = new Float32Array(QUANTUM_FRAMES);
+    const r = new Float32Array(QUANTUM_FRAMES);
+    let quiet = 2000;
+    for (let q = 0; q < 160; q++) {
+      l.fill(0);
+      r.fill(0);
+      const frame = q * QUANTUM_FRAMES;
+      track.render(l, r, frame);
+      for (let i = 0; i < QUANTUM_FRAMES; i++) {
+        if (Math.abs(l[i]!) > 0.05 && quiet > 1000) {
+          onsets.push(frame + i);
+          peaks.push(Math.abs(l[i]!));
+        }
+        quiet = Math.abs(l[i]!) < 0.001 ? quiet + 1 : 0;
+      }
+      assert.deepEqual(r, l);
+    }
+    // Beats 0..6 at 1037 + 3000.4 n, each to the nearest sample.
+    assert.deepEqual(onsets, [0, 1, 2, 3, 4, 5, 6].map((n) => Math.round(1037 + 3000.4 * n)));
+    assert.equal(peaks[0], 1); // beat 0: accented
+    assert.ok(Math.abs(peaks[1]! - 0.6) < 1e-6);
+    assert.equal(peaks[4], 1); // beat 4: the next bar
+    assert.equal(Atomics.load(views.i32, MET_I32.CLICKED_BEAT), 6);
+    assert.equal(f[MET_F64.CLICKED_AT], Math.round(1037 + 3000.4 * 6) / SAMPLE_RATE);
+    // The schedule jumps: beat 8 should have started 500 frames ago. It is skipped, not played late.
+    const at = 160 * QUANTUM_FRAMES;
+    publish(at - 500, 8);
+    l.fill(0);
+    track.render(l, r, at);
+    assert.ok(l.every((x) => x === 0));
+    assert.equal(Atomics.load(views.i32, MET_I32.CLICKED_BEAT), 6);
+  });
+});
