@@ -1,5 +1,5 @@
 // Network worker: when a context frame of our playback reaches the speaker, on the wall clock. Fed
-// by the page's readings of `AudioContext.getOutputTimestamp()` (four a second: the context time
+// by the page's readings of `AudioContext.getOutputTimestamp()` (twenty a second: the context time
 // being played at the device and the performance time it is played at, posted as 'output-clock'),
 // read at each packet arrival to date that packet's playout at the speaker (the one-way delay,
 // PeerStats.oneWayMs).
@@ -11,15 +11,38 @@
 // attributes are a fixed guess. docs/MEASUREMENT.md §3, checked by `npm run bench -- --m2e`.
 //
 // Each reading gives an offset, wall ms − context ms, of the device's clock. Single readings
-// scatter by up to a device callback (the browser extrapolates between callbacks), so the offset
-// used is the median of the last READINGS, about two seconds: it moves with the device, not with
-// one reading.
+// scatter by up to a device callback (the browser extrapolates between callbacks), so the offset used is the median of the last READINGS, about
+// two seconds: it moves with the device, not with one reading.
+//
+// A step is followed at once. When this machine stalls, the output resumes later than it was due
+// and stays that much later (seen here in headless Chromium: 5 to 29 ms, all processes at once):
+// waiting for the median to move would misdate a second of playout, and the metronome (workers/
+// metronome-schedule.ts) would click that late. So STEP_READINGS readings in a row that all lie
+// beyond the step limit on one side of the median, and within it of each other, replace the kept
+// readings. The limit is STEP_SPREADS times the readings' own scatter (their median absolute
+// deviation, its largest of the last half minute or so), at least STEP_MIN_MS: a device whose
+// readings scatter widely never steps on its scatter, a steady one steps on a fraction of a
+// quantum. Headless Chromium's output also drifts a few tens of ppm and steps back a whole quantum
+// every minute or two (seen here): a click in the 0.15 s before the step is followed is a quantum off.
 
 import { SAMPLE_RATE } from '../src/shared/constants.ts';
 import { medianInPlace } from '../src/shared/median.ts';
 
-/** Readings whose median is used (2.25 s at four a second). */
-export const READINGS = 9;
+/** Readings whose median is used (2.05 s at the page's twenty a second, src/engine/output-clock.ts). */
+export const READINGS = 41;
+/** Readings in a row beyond the step limit that make a step. */
+export const STEP_READINGS = 3;
+/** The step limit: this many times the readings' median absolute deviation... */
+export const STEP_SPREADS = 4;
+/** ...and at least this, ms. */
+export const STEP_MIN_MS = 1;
+/**
+ * Readings before the scatter is measured (a context's first readings scatter widely), and again
+ * before steps are followed (about 4 s and 6 s at twenty a second).
+ */
+export const SCATTER_READINGS = READINGS * 2;
+/** The scatter held decays by this factor a reading (to half in about 14 s at twenty a second). */
+export const SCATTER_DECAY = 0.9975;
 /** A reading older than this (ms of wall clock) is not trusted: the page stopped reading (hidden tab, stopped context). */
 export const STALE_MS = 5000;
 
@@ -29,22 +52,72 @@ export class SpeakerTime {
   private count = 0;
   /** The median offset of the readings kept, ms (wall − context). */
   private offset = 0;
+  /** The device's scatter, ms: the readings' median absolute deviation, held (−1: not known yet). */
+  private scatter = -1;
+  /** Readings since the context started. */
+  private seen = 0;
   /** The newest reading: its context time (s) and its wall time (ms). */
   private lastContext = 0;
   private lastWall = 0;
+  /** The readings in a row beyond the step limit, oldest first (a step in the making). */
+  private readonly pending = new Float64Array(STEP_READINGS);
+  private pendingCount = 0;
+  /** Steps followed since the start (stats, tests). */
+  steps = 0;
 
   /** One reading: context time `contextTime` (s) is being played at wall time `wallMs` (performance.timeOrigin + performanceTime). */
   add(contextTime: number, wallMs: number): void {
     if (!(contextTime > 0) || !Number.isFinite(contextTime) || !Number.isFinite(wallMs)) return; // not playing yet
-    if (this.count > 0 && contextTime < this.lastContext) this.count = 0; // a new AudioContext: its time starts again
-    this.offsets[this.count % READINGS] = wallMs - contextTime * 1000;
-    this.count++;
+    if (this.count > 0 && contextTime < this.lastContext) {
+      this.count = this.pendingCount = 0; // a new AudioContext: its time starts again
+      this.scatter = -1;
+      this.seen = 0;
+    }
+    const r = wallMs - contextTime * 1000;
+    this.seen++;
     this.lastContext = contextTime;
     this.lastWall = wallMs;
+    if (this.isStep(r)) {
+      // The device moved: keep only the readings since it did.
+      for (let i = 0; i < STEP_READINGS; i++) this.offsets[i] = this.pending[i]!;
+      this.count = STEP_READINGS;
+      this.pendingCount = 0;
+      this.steps++;
+    } else {
+      this.offsets[this.count % READINGS] = r;
+      this.count++;
+    }
     const n = Math.min(this.count, READINGS);
     const s = this.sorted;
     for (let i = 0; i < n; i++) s[i] = this.offsets[i]!;
     this.offset = medianInPlace(s, n);
+    for (let i = 0; i < n; i++) s[i] = Math.abs(this.offsets[i]! - this.offset);
+    const spread = medianInPlace(s, n);
+    // The device's scatter: the largest spread of late, decaying (a window's spread is itself
+    // scattered, and a chance cluster must not make a device with wide scatter look steady).
+    if (this.seen >= SCATTER_READINGS) this.scatter = Math.max(spread, this.scatter * SCATTER_DECAY);
+  }
+
+  /** Whether reading `r` completes a step (it is then the newest of `pending`). */
+  private isStep(r: number): boolean {
+    // Until several windows have passed, the device's scatter is not known (a join's first seconds):
+    // no step, the median follows.
+    if (this.seen < SCATTER_READINGS + READINGS) return false;
+    const limit = Math.max(STEP_MIN_MS, STEP_SPREADS * this.scatter);
+    const d = r - this.offset;
+    if (Math.abs(d) <= limit) {
+      this.pendingCount = 0;
+      return false;
+    }
+    // Beyond the limit: it continues the run if on the same side and within the limit of each reading in it.
+    let fits = true;
+    for (let i = 0; i < this.pendingCount; i++) {
+      const p = this.pending[i]!;
+      if ((p - this.offset > 0) !== (d > 0) || Math.abs(p - r) > limit) fits = false;
+    }
+    if (!fits) this.pendingCount = 0;
+    this.pending[this.pendingCount++] = r;
+    return this.pendingCount === STEP_READINGS;
   }
 
   /**

@@ -139,7 +139,7 @@ export interface SetInputChannelsMessage {
 }
 /**
  * A reading of our output device's clock (`AudioContext.getOutputTimestamp()`), posted by the page
- * four times a second: the context time being played at wall time `wallMs`
+ * twenty times a second: the context time being played at wall time `wallMs`
  * (performance.timeOrigin + performanceTime). The worker's drift figure is measured against it.
  */
 export interface OutputClockMessage {

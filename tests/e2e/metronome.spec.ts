@@ -3,13 +3,19 @@
 // The outside truth: every process runs on this machine and shares its clock. Each page's playback
 // output goes through the test build's output tap (worklets/test-onset-tap.ts), which finds the
 // clicks in the samples process() hands to the speaker; the page dates each at the speaker with
-// its own output-clock reading (AudioContext.getOutputTimestamp, taken as it hears of the onset).
+// the output-clock readings (AudioContext.getOutputTimestamp) taken as it hears of that onset and
+// of its neighbours (see dated()).
 // The reference's clock check (workers/net.worker.ts clockCheck) gives the shared clock on the
 // machine's clock, so beat n's moment is known outside any member's schedule: start + n × beat.
 //
 // Together: three processes, Carol's clock 40 ms ahead and 300 ppm fast and her audio clock
-// 300 ppm fast: for 2 minutes every beat once at every speaker, on the shared beat (median within
-// 0.5 ms, at most 2 % beyond one quantum: a stall of this machine moves all three outputs at once).
+// 300 ppm fast: for 2 minutes every beat once at every speaker, on the shared beat: median within
+// 0.5 ms, and within one quantum every click but those at a step of the output device. When this
+// machine stalls, each output resumes later than it was due and stays that much later (5–21 ms
+// seen here, all processes at once; headless Chromium's output also steps a quantum now and then
+// on its own). A click already on its way when that happens sounds late by the step; the schedule
+// follows the step within about 0.2 s (workers/speaker-time.ts). The test samples each page's
+// output clock every 20 ms to find those steps, and allows at most one click per step off.
 // Leader: Bob's link to Alice delayed 30 ms; Bob strikes exactly on the clicks he hears (the
 // playOnBeat switch); his strikes must reach Alice's speaker on Alice's beats within 3 ms.
 
@@ -35,14 +41,55 @@ type Session = {
 };
 const session = (): Session => (document.querySelector('tutti-app') as unknown as { session: Session }).session;
 
-/**
- * The page's output onsets so far (those whose largest sample passes `keep`), each dated on the
- * machine's clock (ms), and forgets them.
- */
-async function takeOnsets(page: Page, keep: (peak: number) => boolean = () => true): Promise<number[]> {
+/** The page's output onsets so far (those whose largest sample passes `keep`), and forgets them. */
+async function rawOnsets(page: Page, keep: (peak: number) => boolean = () => true): Promise<Onset[]> {
   const raw = await page.evaluate(`(${session.toString()})().engine.onsets.splice(0)`) as Onset[];
-  return raw.filter((o) => keep(o.peak)).map((o) => o.wallMs + (o.frame / 48_000 - o.contextTime) * 1000);
+  return raw.filter((o) => keep(o.peak));
 }
+
+/**
+ * Dates onsets on the machine's clock (ms), each by the output-clock readings taken as the page
+ * heard of it and of its neighbours: the device's offset (wall − context time) is the median of
+ * the 5 readings around the onset. A single reading is now and then a whole render quantum off
+ * (seen here: 3 of 245 at one process, clicks exactly 2.67 ms "late" that the other two processes
+ * played on time); a centred median of 5 drops such a reading and still keeps a real step of the
+ * output (a stall) where it happened.
+ */
+function dated(onsets: Onset[]): number[] {
+  const offsets = onsets.map((o) => o.wallMs - o.contextTime * 1000);
+  return onsets.map((o, i) => {
+    const near = offsets.slice(Math.max(0, i - 2), i + 3).sort((x, y) => x - y);
+    return (o.frame / 48_000) * 1000 + near[near.length >> 1]!;
+  });
+}
+
+/** The page's onsets so far, dated (see dated), and forgets them. */
+async function takeOnsets(page: Page, keep: (peak: number) => boolean = () => true): Promise<number[]> {
+  return dated(await rawOnsets(page, keep));
+}
+
+/** Test only: samples the page's output clock every 20 ms and keeps the moments it stepped by more than 1 ms. */
+async function watchOutputSteps(page: Page): Promise<void> {
+  await page.evaluate(`(() => {
+    const c = (${session.toString()})().engine.context;
+    const steps = window.__outputSteps = [];
+    let last = null, lastAt = 0;
+    setInterval(() => {
+      const ts = c.getOutputTimestamp();
+      if (!(ts.contextTime > 0)) return;
+      const now = performance.timeOrigin + performance.now();
+      const off = performance.timeOrigin + ts.performanceTime - ts.contextTime * 1000;
+      if (last !== null && Math.abs(off - last) > 1) steps.push({ from: lastAt, to: now, ms: off - last });
+      last = off;
+      lastAt = now;
+    }, 20);
+  })()`);
+}
+
+type OutputStep = { from: number; to: number; ms: number };
+
+/** Whether a click due at `dueMs` (machine clock) was on its way or being scheduled when the output stepped. */
+const atStep = (steps: OutputStep[], dueMs: number): boolean => steps.some((s) => dueMs >= s.from - 50 && dueMs <= s.to + 300);
 
 async function metronomeOf(page: Page): Promise<{ startMs: number; bpm: number }> {
   const m = await page.evaluate(`(${session.toString()})().metronome`) as { startMs: number | null; bpm: number } | null;
@@ -88,6 +135,7 @@ test('metronome together: three processes, one clock skewed, every click on its 
   await alice.page.waitForTimeout(10_000); // the followers' estimates settle
 
   for (const p of Object.values(pages)) await takeOnsets(p); // the music before it was turned off
+  for (const p of Object.values(pages)) await watchOutputSteps(p);
   await startAt(alice.page, 120);
   for (const p of Object.values(pages)) await expect(p.getByTestId('metronome-status')).toHaveText(/Running: 120 bpm, 4 a bar, everyone on the same beat/, { timeout: 5_000 });
   const m = await metronomeOf(bob.page);
@@ -97,14 +145,20 @@ test('metronome together: three processes, one clock skewed, every click on its 
 
   const errors: Record<string, number[]> = { Alice: [], Bob: [], Carol: [] };
   const beats: Record<string, number[]> = { Alice: [], Bob: [], Carol: [] };
+  // Each page's onsets and, for each, the shared clock's offset from the machine's at the time.
+  const heard: Record<string, Onset[]> = { Alice: [], Bob: [], Carol: [] };
+  const refs: Record<string, number[]> = { Alice: [], Bob: [], Carol: [] };
   const end = m.startMs + 120_000;
   for (;;) {
     await alice.page.waitForTimeout(10_000);
     const ref = (await clockCheck(alice.page)).sharedMinusHostMs!;
     for (const [name, p] of Object.entries(pages)) {
-      const r = againstBeats(await takeOnsets(p), m, ref);
-      errors[name]!.push(...r.errors);
-      beats[name]!.push(...r.beats);
+      const got = await rawOnsets(p);
+      heard[name]!.push(...got);
+      refs[name]!.push(...got.map(() => ref));
+      const all = dated(heard[name]!);
+      errors[name] = all.map((t, i) => againstBeats([t], m, refs[name]![i]!).errors[0]!);
+      beats[name] = all.map((t, i) => againstBeats([t], m, refs[name]![i]!).beats[0]!);
     }
     const shared = ref + Date.now();
     console.log(`t+${((shared - m.startMs) / 1000).toFixed(0)} s: worst click error so far ${Object.entries(errors).map(([n, e]) => `${n} ${worst(e).toFixed(2)} ms (${e.length})`).join(', ')}`);
@@ -113,18 +167,21 @@ test('metronome together: three processes, one clock skewed, every click on its 
   for (const [name, e] of Object.entries(errors)) {
     const b = beats[name]!;
     const sorted = [...e].sort((x, y) => x - y);
-    const off = e.map((x, i) => [b[i]!, x] as const).filter(([, x]) => Math.abs(x) > QUANTUM_MS);
-    console.log(`${name}: ${e.length} clicks, beats ${b[0]}..${b[b.length - 1]}, error median ${sorted[sorted.length >> 1]!.toFixed(2)} ms, worst ${worst(e).toFixed(2)} ms; beyond one quantum: ${off.map(([n, x]) => `beat ${n} ${x.toFixed(2)} ms`).join(', ') || 'none'}`);
+    const steps = await pages[name as keyof typeof pages].evaluate('window.__outputSteps') as OutputStep[];
+    const due = b.map((n, i) => m.startMs + n * (60_000 / m.bpm) - refs[name]![i]!);
+    const off = e.map((x, i) => [b[i]!, x, atStep(steps, due[i]!)] as const).filter(([, x]) => Math.abs(x) > QUANTUM_MS);
+    const offClear = off.filter(([, , step]) => !step);
+    console.log(`${name}: ${e.length} clicks, beats ${b[0]}..${b[b.length - 1]}, error median ${sorted[sorted.length >> 1]!.toFixed(2)} ms, worst ${worst(e).toFixed(2)} ms; beyond one quantum: ${off.map(([n, x, step]) => `beat ${n} ${x.toFixed(2)} ms${step ? ' (at an output step)' : ''}`).join(', ') || 'none'}; output steps ${steps.map((s) => `${s.ms.toFixed(1)} ms at t+${((s.to + refs[name]![0]! - m.startMs) / 1000).toFixed(1)} s`).join(', ') || 'none'}`);
     // Every beat once, from the first (beat 0, the count-in) on, none twice; 2 minutes of them.
     expect(b[0], `${name}'s first click is beat 0`).toBe(0);
     expect(new Set(b).size, `${name} heard no beat twice`).toBe(b.length);
     expect(b.length, `${name} heard 2 minutes of beats`).toBeGreaterThanOrEqual(240);
     expect(b[b.length - 1]! - b[0]! + 1 - b.length, `${name} missed at most one beat`).toBeLessThanOrEqual(1);
     expect(Math.abs(sorted[sorted.length >> 1]!), `${name}'s clicks: median on the shared beat within 0.5 ms`).toBeLessThanOrEqual(0.5);
-    // A stall of this machine delays every process's output at once: the schedule follows the
-    // output clock within about a second (workers/speaker-time.ts), so a beat or two may be off.
-    expect(off.length, `${name}: at most 2 % of clicks beyond one quantum`).toBeLessThanOrEqual(Math.floor(e.length * 0.02));
-    expect(worst(e), `${name}'s worst click within 15 ms`).toBeLessThanOrEqual(15);
+    // Every click within one quantum, but where the output device itself stepped (see the top):
+    // there at most one click per step.
+    expect(offClear.map(([n, x]) => `beat ${n} ${x.toFixed(2)} ms`), `${name}: every click away from an output step within one quantum`).toEqual([]);
+    expect(off.length, `${name}: at most one click off per step of the output`).toBeLessThanOrEqual(steps.length);
   }
 
   // Stop: the clicks stop everywhere.

@@ -3,14 +3,15 @@
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { READINGS, STALE_MS, SpeakerTime } from '../../workers/speaker-time.ts';
+import { READINGS, STALE_MS, STEP_READINGS, SpeakerTime } from '../../workers/speaker-time.ts';
+import { mulberry32 } from './prng.ts';
 
 const SR = 48_000;
 
-/** A device that plays context time t (s) at wall ms `wall0 + t × 1000 + latency(t)`, read every 250 ms. */
-function feed(clock: SpeakerTime, from: number, seconds: number, wall0: number, latency: (t: number) => number): number {
+/** A device that plays context time t (s) at wall ms `wall0 + t × 1000 + latency(t)`, read every `every` s. */
+function feed(clock: SpeakerTime, from: number, seconds: number, wall0: number, latency: (t: number) => number, every = 0.25): number {
   let wall = 0;
-  for (let t = from; t <= from + seconds + 1e-9; t += 0.25) {
+  for (let t = from; t <= from + seconds + 1e-9; t += every) {
     wall = wall0 + t * 1000 + latency(t);
     clock.add(t, wall);
   }
@@ -73,5 +74,54 @@ describe('SpeakerTime', () => {
     const now = feed(c, 0.25, 0.5, wall1, () => 40);
     const w = c.wallOf(1 * SR, now)!;
     assert.ok(Math.abs(w - (wall1 + 1040)) < 0.05, String(w - wall1));
+  });
+
+  test('a stall (the output resumes 24 ms later) is followed within STEP_READINGS readings, not a second', () => {
+    const c = new SpeakerTime();
+    const wall0 = 1.7e12;
+    feed(c, 1, 10, wall0, () => 0, 0.05);
+    // Readings at 11.05, 11.1, 11.15 s after the stall: the date moves at the third.
+    let now = 0;
+    for (let i = 1; i <= STEP_READINGS; i++) {
+      const w = c.wallOf(13 * SR, wall0 + 11_000)!;
+      assert.ok(Math.abs(w - (wall0 + 13_000)) < 0.05, `moved before ${STEP_READINGS} readings: ${w - wall0 - 13_000} ms after ${i - 1}`);
+      now = wall0 + (11 + i / 20) * 1000 + 24;
+      c.add(11 + i / 20, now);
+    }
+    const w = c.wallOf(13 * SR, now)!;
+    assert.ok(Math.abs(w - (wall0 + 13_024)) < 0.05, `after ${STEP_READINGS} readings: ${w - wall0 - 13_000} ms`);
+    assert.equal(c.steps, 1);
+    const f = c.frameOf(wall0 + 14_024, now)!;
+    assert.ok(Math.abs(f - 14 * SR) < 0.5, `frameOf after the step: ${f - 14 * SR} frames`);
+  });
+
+  test('isolated readings a quantum off, and a device scattering by ±5 ms, never make a step', () => {
+    const seed = Number(process.env.TUTTI_SEED ?? 20261124);
+    const rng = mulberry32(seed);
+    const c = new SpeakerTime();
+    const wall0 = 1.7e12;
+    // A steady device whose reading is, about one time in twenty, a render quantum off, never two
+    // within three readings.
+    let last = -10;
+    let k = 0;
+    let now = feed(c, 1, 600, wall0, () => {
+      k++;
+      if (k - last < 3 || rng() >= 0.05) return 0;
+      last = k;
+      return 128 / 48;
+    }, 0.05);
+    assert.equal(c.steps, 0, `seed ${seed}: a step on isolated quantum-off readings`);
+    assert.ok(Math.abs(c.wallOf(700 * SR, now)! - (wall0 + 700_000)) < 0.05, `seed ${seed}`);
+    // A device whose readings scatter uniformly by ±5 ms (an extrapolating callback of 10 ms).
+    const d = new SpeakerTime();
+    let worst = 0;
+    for (let t = 1; t < 601; t += 0.05) {
+      now = wall0 + t * 1000 + (rng() - 0.5) * 10;
+      d.add(t, now);
+      if (t > 3) worst = Math.max(worst, Math.abs(d.wallOf(Math.round((t + 1) * SR), now)! - (wall0 + (t + 1) * 1000)));
+    }
+    assert.equal(d.steps, 0, `seed ${seed}: a step on scatter`);
+    // The median of 21 such readings wanders by itself (standard deviation about 0.6 ms); no step adds to it.
+    assert.ok(worst < 4.5, `seed ${seed}: the date wandered ${worst} ms on scatter`);
   });
 });
