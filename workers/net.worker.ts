@@ -33,6 +33,8 @@ const CONTROL_INTERVAL_MS = 100;
 const PING_INTERVAL_MS = 1000;
 /** The shared clock's exchanges with every peer: four a second (16 and 32 bytes each way). */
 const CLOCK_INTERVAL_MS = 250;
+/** The drift fit's output-clock readings: one in each 240 ms (about four a second of the page's twenty). */
+const OUTPUT_FIT_EVERY_MS = 240;
 /** The metronome's schedule is republished 20 times a second (the worklet extrapolates between). */
 const METRONOME_INTERVAL_MS = 50;
 
@@ -48,6 +50,8 @@ class NetWorker {
   private readonly output = new OutputClock();
   /** When our playback reaches the speaker, from the same readings (the one-way delay is dated by it). */
   private readonly speaker = new SpeakerTime();
+  /** When the drift fit last took a reading (wall ms). */
+  private outputFitAt = -Infinity;
   /** The heard ring's control block of the take being recorded, or null. */
   private heard: HeardViews | null = null;
   private depth: number;
@@ -121,7 +125,12 @@ class NetWorker {
 
 
   outputClock(contextTime: number, wallMs: number): void {
-    this.output.add(contextTime, wallMs);
+    // The drift fit takes four readings a second, as it was tuned with (workers/shown-drift.ts);
+    // the speaker dating takes all twenty, to follow a step of the output within about 0.2 s.
+    if (!(wallMs - this.outputFitAt < OUTPUT_FIT_EVERY_MS)) {
+      this.outputFitAt = wallMs;
+      this.output.add(contextTime, wallMs);
+    }
     this.speaker.add(contextTime, wallMs);
   }
 

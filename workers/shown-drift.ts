@@ -1,6 +1,6 @@
 // The clock drift shown to people: how fast one remote sender's audio clock runs against our
 // output device's, in ppm. Runs in the network worker: a few additions per packet, and per
-// report of the output clock from the page (twenty a second).
+// report of the output clock from the page (twenty a second; the fit takes four of them).
 //
 // Why not the playout rate's estimate (drift-estimator.ts: rendered quanta against sequences
 // arrived)? On a real device that slope carries everything that happens between the two sample
