@@ -1,10 +1,13 @@
-// <tutti-meter>: a horizontal peak meter in dBFS. It polls its `read` function once per animation
-// frame and moves a bar, without re-rendering the element (meters update at display rate).
+// <tutti-meter>: a horizontal peak meter in dBFS. It polls its `read` function on the shared display
+// timer and moves a bar when the level moved by a visible step, without re-rendering the element.
 
 import { LitElement, css, html } from 'lit';
 import { customElement, property, query } from 'lit/decorators.js';
+import { onDisplayPoll } from './display-poll.ts';
 
 const FLOOR_DB = -60;
+/** The bar moves in 0.5 dB steps (120 over the scale): finer than the eye sees on an 8 px bar. */
+const STEPS = 120;
 
 /** Peak (linear) to a 0..1 bar position on a -60..0 dBFS scale. */
 export function meterPosition(peak: number): number {
@@ -28,21 +31,25 @@ export class TuttiMeter extends LitElement {
   @property({ attribute: false }) read: () => number = () => 0;
   @property() label = 'level';
   @query('.mask') private mask!: HTMLDivElement;
-  private raf = 0;
+  private stopPolling: () => void = () => {};
+  /** The bar position written last, in steps of 1/STEPS (−1: none yet). */
+  private shown = -1;
 
   override connectedCallback(): void {
     super.connectedCallback();
-    const tick = () => {
-      const pos = meterPosition(this.read());
-      if (this.mask) this.mask.style.transform = `scaleX(${1 - pos})`;
-      this.setAttribute('aria-valuenow', String(Math.round(pos * 100)));
-      this.raf = requestAnimationFrame(tick);
-    };
-    this.raf = requestAnimationFrame(tick);
+    this.stopPolling = onDisplayPoll(() => {
+      // Only a visible change is written: a steady level (a held note, silence) costs the page no
+      // style, layout or paint at all (src/ui/display-poll.ts).
+      const step = Math.round(meterPosition(this.read()) * STEPS);
+      if (step === this.shown || !this.mask) return;
+      this.shown = step;
+      this.mask.style.transform = `scaleX(${1 - step / STEPS})`;
+      this.setAttribute('aria-valuenow', String(Math.round((step / STEPS) * 100)));
+    });
   }
   override disconnectedCallback(): void {
     super.disconnectedCallback();
-    cancelAnimationFrame(this.raf);
+    this.stopPolling();
   }
   override firstUpdated(): void {
     this.setAttribute('role', 'meter');

@@ -43,18 +43,27 @@ export class TuttiMetronome extends LitElement {
     new SessionWatch(this);
   }
 
-  override connectedCallback(): void {
-    super.connectedCallback();
-    const tick = (): void => {
+  // The beat light runs on animation frames only while the metronome runs: a frame requested at
+  // every display refresh costs the page a whole frame's work even when nothing moves
+  // (src/ui/display-poll.ts). A session change (start, stop) re-renders and so re-arms it.
+  override updated(): void {
+    if (this.frame === 0 && this.running()) {
+      const tick = (): void => {
+        this.updateLight();
+        this.frame = this.running() ? requestAnimationFrame(tick) : 0;
+      };
       this.frame = requestAnimationFrame(tick);
-      this.updateLight();
-    };
-    this.frame = requestAnimationFrame(tick);
+    }
   }
 
   override disconnectedCallback(): void {
     super.disconnectedCallback();
     cancelAnimationFrame(this.frame);
+    this.frame = 0;
+  }
+
+  private running(): boolean {
+    return this.isConnected && this.session?.engine !== undefined && this.session.metronome?.startMs != null;
   }
 
   /**
