@@ -172,6 +172,8 @@ test('metronome together: three processes, one clock skewed, every click on its 
     const off = e.map((x, i) => [b[i]!, x, atStep(steps, due[i]!)] as const).filter(([, x]) => Math.abs(x) > QUANTUM_MS);
     const offClear = off.filter(([, , step]) => !step);
     console.log(`${name}: ${e.length} clicks, beats ${b[0]}..${b[b.length - 1]}, error median ${sorted[sorted.length >> 1]!.toFixed(2)} ms, worst ${worst(e).toFixed(2)} ms; beyond one quantum: ${off.map(([n, x, step]) => `beat ${n} ${x.toFixed(2)} ms${step ? ' (at an output step)' : ''}`).join(', ') || 'none'}; output steps ${steps.map((s) => `${s.ms.toFixed(1)} ms at t+${((s.to + refs[name]![0]! - m.startMs) / 1000).toFixed(1)} s`).join(', ') || 'none'}`);
+    const twice = b.flatMap((n, i) => (b.indexOf(n) !== i ? [`beat ${n}: clicks ${b.indexOf(n)} and ${i}, errors ${e[b.indexOf(n)]!.toFixed(1)} and ${e[i]!.toFixed(1)} ms`] : []));
+    if (twice.length > 0) console.log(`${name} heard twice: ${twice.join('; ')}`);
     // Every beat once, from the first (beat 0, the count-in) on, none twice; 2 minutes of them.
     expect(b[0], `${name}'s first click is beat 0`).toBe(0);
     expect(new Set(b).size, `${name} heard no beat twice`).toBe(b.length);
