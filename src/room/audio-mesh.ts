@@ -54,6 +54,12 @@ export class AudioMesh {
     private readonly iceServers: RTCIceServer[],
     /** Recording track numbers per participant, kept across their rejoins. */
     private readonly tracks: TrackRegistry,
+    /**
+     * Whether we may have an audio link with peer `id` now: always, but in a lesson room, where only
+     * the teacher and the members the teacher admitted link, and only while we are in too
+     * (src/room/lesson.ts). The session calls resync() when the answer changes.
+     */
+    private readonly allowed: (id: string) => boolean = () => true,
   ) {
     room.provider.awareness.on('change', this.sync);
     this.offs.push(net.on('peer-open', (id) => this.update(id, (m) => (m.audio = true))));
@@ -69,6 +75,11 @@ export class AudioMesh {
 
   members(): RemoteMember[] {
     return [...this.links.values()].map((l) => l.member);
+  }
+
+  /** Reconcile the links again (who may link changed). */
+  resync(): void {
+    this.sync();
   }
 
   leave(): void {
@@ -87,7 +98,7 @@ export class AudioMesh {
     const present = new Set<string>();
     for (const [cid, m] of roster) {
       const id = String(cid);
-      if (id === self || m.kind !== 'participant') continue;
+      if (id === self || m.kind !== 'participant' || !this.allowed(id)) continue;
       present.add(id);
       const link = this.links.get(id);
       if (link) this.refresh(link, m);

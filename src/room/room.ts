@@ -46,6 +46,8 @@ export class Room {
   readonly setlist = this.doc.getArray<SetlistItem>('setlist');
   readonly settings = this.doc.getMap<unknown>('settings');
   readonly control = this.doc.getMap<ControlRequest>('control');
+  /** A lesson room's signed teacher state (src/room/lesson.ts); written by anyone, trusted only when signed. */
+  readonly lesson = this.doc.getMap<unknown>('lesson');
   readonly provider: WebrtcProvider;
   readonly persistence: IndexeddbPersistence;
   /** Resolves when the local copy from IndexedDB is loaded (works offline). */

@@ -12,14 +12,18 @@
 //   mute                 a participant mutes or unmutes themselves
 //   setting              a room setting changes (redundancy, default depth, listing), and by whom
 //   control              a remote-control request (someone set another's mix, depth, or recording)
+//   lesson               a lesson room's teacher: who was let in, declined, muted, removed, whose
+//                        mix was set, the role handed over; and every change not signed by the
+//                        teacher, ignored, with the device that wrote it
 
 import { METRONOME_KEY, parseMetronome } from '../shared/metronome.ts';
 import { QUANTUM_MS } from '../shared/constants.ts';
 import type { ControlRequest, MemberState } from '../shared/signaling-protocol.ts';
+import type { LessonState, Rejected } from './lesson-authority.ts';
 import { pairLights, type Light } from '../ui/connection-lights.ts';
 import { LISTING_KEY } from './open-rooms.ts';
 
-export type LogKind = 'join' | 'leave' | 'light' | 'depth' | 'mute' | 'setting' | 'control';
+export type LogKind = 'join' | 'leave' | 'light' | 'depth' | 'mute' | 'setting' | 'control' | 'lesson';
 
 export interface LogEntry {
   /** Wall-clock time, ms since the epoch. */
@@ -151,6 +155,48 @@ export class SessionLog {
     if (r.record !== undefined) parts.push(`${r.record ? 'started' : 'stopped'} a take on ${whose} device`);
     if (parts.length === 0) return;
     this.add(atMs, 'control', `${who} ${r.record !== undefined && parts.length === 1 ? parts[0] : `set ${parts.join(', ')}`}`);
+  }
+
+  /** A lesson room's signed state changed from `prev` (null: none yet) to `next`. */
+  lesson(prev: LessonState | null, next: LessonState | null, atMs: number): void {
+    if (!next) return;
+    const t = `the teacher (${this.nameOf(next.teacher)})`;
+    if (!prev) {
+      this.add(atMs, 'lesson', `lesson room: ${next.teacher === this.selfId ? 'you are' : `${this.nameOf(next.teacher)} is`} the teacher`);
+    } else if (prev.teacher !== next.teacher) {
+      this.add(atMs, 'lesson', `${next.teacher === this.selfId ? 'you are' : `${this.nameOf(next.teacher)} is`} the teacher now`);
+    }
+    const added = (a: number[], b: number[]): number[] => b.filter((x) => !a.includes(x));
+    const p: Pick<LessonState, 'admitted' | 'muted' | 'removed' | 'mixes'> = prev ?? { admitted: [], muted: [], removed: [], mixes: {} };
+    for (const id of added(p.admitted, next.admitted)) if (id !== prev?.teacher) this.add(atMs, 'lesson', `${t} let ${this.nameOf(id)} in`);
+    for (const id of added(p.removed, next.removed)) this.add(atMs, 'lesson', `${t} removed ${this.nameOf(id)}`);
+    for (const id of added(p.muted, next.muted)) this.add(atMs, 'lesson', `${t} muted ${this.nameOf(id)}`);
+    for (const id of added(next.muted, p.muted)) this.add(atMs, 'lesson', `${t} unmuted ${this.nameOf(id)}`);
+    for (const [id, m] of Object.entries(next.mixes)) {
+      if (p.mixes[id]?.v === m.v) continue;
+      const parts = [
+        ...(m.master !== undefined ? [`output ${Math.round(m.master * 100)} %`] : []),
+        ...(m.adaptive === true ? ['depth automatic'] : m.depth !== undefined ? [`depth ${m.depth} quanta`] : []),
+        ...Object.entries(m.peers ?? {}).map(([peer, g]) => `${this.nameOf(Number(peer))} at ${Math.round(g.gain * 100)} %${g.muted ? ', muted' : ''}`),
+      ];
+      this.add(atMs, 'lesson', `${t} set ${this.whose(Number(id))} mix: ${parts.join(', ') || 'unchanged'}`);
+    }
+  }
+
+  /** A change to the lesson (or to our mixer, in a lesson room) that the teacher did not sign: ignored. */
+  lessonIgnored(why: Rejected | 'older' | 'fork' | 'not your remote', by: number | undefined, atMs: number): void {
+    const who = by === undefined ? 'someone' : this.nameOf(by);
+    const what =
+      why === 'not your remote' ? `tried to change ${this.whose(this.selfId)} mixer (only your own paired remote or the teacher may)`
+      : why === 'older' ? 'put back an older lesson state (a replay)'
+      : why === 'fork' ? "wrote a lesson state from a teacher chain that is not this room's"
+      : `wrote a lesson change not signed by the teacher (${why})`;
+    this.add(atMs, 'lesson', `${who} ${what}: ignored`);
+  }
+
+  /** We took our mix back from the teacher. */
+  lessonTookBack(atMs: number): void {
+    this.add(atMs, 'lesson', 'you took back control of your mix');
   }
 
   /** The log as a text file: a heading, then one line per entry, local time first. */

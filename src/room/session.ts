@@ -23,6 +23,9 @@ import { SessionLog } from './session-log.ts';
 import { decideClock } from './shared-clock.ts';
 import { DEFAULT_METRONOME, METRONOME_KEY, parseMetronome, type MetronomeState } from '../shared/metronome.ts';
 import { advanceFor, started, stopped, withTempo, type Advance } from './metronome-control.ts';
+import { Lesson } from './lesson.ts';
+import { inLesson, isLessonRoom, newLessonKey, type LessonCommand, type LessonKey, type LessonState, type Rejected } from './lesson-authority.ts';
+import { lessonKeyFor } from './lesson-keys.ts';
 
 /** The quality summary is republished this often when no light would change (ms). */
 const QUALITY_REFRESH_MS = 5000;
@@ -101,6 +104,11 @@ export class Session extends EventTarget {
   private clockState: ClockState | null = null;
   private clockRefSent = '';
   private readonly joinedAt = Date.now();
+  /** The lesson state last applied (the log tells what changed). */
+  private lessonSeen: LessonState | null = null;
+  /** The mix the teacher set for us: its version while in force, and our own mix from before it (Take back control restores it). */
+  teacherMix: { v: number; before: { master: number; depth: number; adaptive: boolean; peers: [string, { gain: number; muted: boolean }][] } } | null = null;
+  private teacherMixApplied = -1;
 
   private constructor(
     readonly identity: SessionIdentity,
@@ -111,6 +119,8 @@ export class Session extends EventTarget {
     readonly mesh?: AudioMesh,
     /** Recording track numbers of the participants we hear (a take's heard tracks). */
     readonly tracks = new TrackRegistry(),
+    /** A lesson room's teacher authority on this device (a participant in a lesson room only). */
+    readonly lesson?: Lesson,
   ) {
     super();
     this.access = room.access;
@@ -139,20 +149,30 @@ export class Session extends EventTarget {
         });
       }
       const iceServers = await effectiveIceServers();
+      // A lesson room: this device's key for it (the creator's is the room key; IndexedDB keeps it).
+      const lessonKey: LessonKey | undefined = !remote && isLessonRoom(identity.room) ? await lessonKeyFor(identity.room).catch(() => newLessonKey()) : undefined;
       const room = new Room({ name: identity.room, password: identity.password, signalingUrl, iceServers });
       const self: MemberState = {
         v: 1, name: identity.name.slice(0, 40), role: identity.role, instrument: identity.instrument.trim().slice(0, 40), muted: choices.muted,
         format: choices.channels === 1 ? 'mono' : 'stereo', kind: remote ? 'remote' : 'participant',
         ...(remote ? { controls: identity.remoteOf! } : { member: memberId(), audio: {}, mix: mixState(choices), bits: choices.bits, ...(__TUTTI_TEST__ && test?.wireV1 ? {} : { wire: WIRE_VERSION }) }),
+        ...(lessonKey ? { lessonKey: lessonKey.pub } : {}),
       };
       room.setSelf(self);
       // The choices carried over from the last room (or the join form): mute, channels, resolution.
       engine?.net.setSend(choices.channels, choices.muted, choices.bits);
       engine?.setClickGain(choices.click);
       const tracks = new TrackRegistry();
-      const mesh = engine ? new AudioMesh(room, engine.net, iceServers, tracks) : undefined;
-      const session = new Session(identity, choices, room, engine, mesh, tracks);
+      // The lesson's events reach the session once it exists (verification is asynchronous).
+      let session: Session | undefined;
+      const lesson = lessonKey
+        ? new Lesson(identity.room, room.lesson, room.clientId, lessonKey, () => session?.onLesson(), (why, by) => session?.onLessonRejected(why, by))
+        : undefined;
+      const mayLink = lesson ? (id: string): boolean => inLesson(lesson.view.state, room.clientId) && inLesson(lesson.view.state, Number(id)) : undefined;
+      const mesh = engine ? new AudioMesh(room, engine.net, iceServers, tracks, mayLink) : undefined;
+      session = new Session(identity, choices, room, engine, mesh, tracks, lesson);
       session.wire();
+      if (lesson) void room.loaded.then(() => lesson.start());
       // The remembered devices: a device that cannot be opened leaves the default in use, and says so.
       void session.devices?.start().catch((err: unknown) => session.dispatchEvent(new CustomEvent('error', { detail: `Audio devices: ${err instanceof Error ? err.message : String(err)}` })));
       return session;
@@ -204,6 +224,7 @@ export class Session extends EventTarget {
     if (engine && mesh) {
       mesh.onchange = () => {
         this.members = mesh.members();
+        this.applyLessonAudio();
         this.changed();
       };
       engine.net.on('stats', (s) => {
@@ -220,7 +241,18 @@ export class Session extends EventTarget {
       }, 100);
       engine.net.on('error', (message) => this.dispatchEvent(new CustomEvent('error', { detail: message })));
       room.control.observe((ev) => {
-        for (const key of ev.keysChanged) if (key.startsWith(`${room.clientId}:`)) this.applyControl(room.control.get(key));
+        for (const key of ev.keysChanged) {
+          if (!key.startsWith(`${room.clientId}:`)) continue;
+          // In a lesson room only our own paired remote may change our mixer (the teacher's way is signed).
+          const by = writerOf(room.control as Y.Map<unknown>, key);
+          const writer = by === undefined ? undefined : this.roster.get(by);
+          if (this.lesson && by !== room.clientId && !(writer?.kind === 'remote' && writer.controls === room.clientId)) {
+            this.log.lessonIgnored('not your remote', by, Date.now());
+            this.changed();
+            continue;
+          }
+          this.applyControl(room.control.get(key));
+        }
       });
     }
   }
@@ -395,19 +427,96 @@ export class Session extends EventTarget {
     if (this.engine) this.room.patchSelf({ mix: mixState(this.choices) });
   }
 
+  // ---- the lesson (a lesson room's teacher authority) ------------------------------------------
+
+  /** The lesson state changed (verified): who links, who is muted, our mix; the log says what changed. */
+  onLesson(): void {
+    const s = this.lesson?.view.state ?? null;
+    this.log.lesson(this.lessonSeen, s, Date.now());
+    this.lessonSeen = s;
+    this.mesh?.resync();
+    this.applyLessonAudio();
+    this.changed();
+  }
+
+  onLessonRejected(why: Rejected | 'older' | 'fork', by: number | undefined): void {
+    this.log.lessonIgnored(why, by, Date.now());
+    this.changed();
+  }
+
+  /** The teacher muted us. */
+  get mutedByTeacher(): boolean {
+    const s = this.lesson?.view.state;
+    return !!s && s.muted.includes(this.room.clientId);
+  }
+
+  /** What the lesson asks of our audio: our send muted, peers muted, the mix the teacher set (once per version). */
+  private applyLessonAudio(): void {
+    const s = this.lesson?.view.state;
+    const engine = this.engine;
+    if (!s || !engine) return;
+    const c = this.choices;
+    this.applySend();
+    for (const m of this.members) {
+      const mix = c.mix.get(m.id);
+      engine.net.setPeerMix(m.id, mix?.gain ?? 1, (mix?.muted ?? false) || s.muted.includes(Number(m.id)));
+    }
+    const mine = s.mixes[String(this.room.clientId)];
+    if (mine && mine.v > this.teacherMixApplied) {
+      this.teacherMixApplied = mine.v;
+      const before = this.teacherMix?.before ?? { master: c.master, depth: c.depth, adaptive: c.adaptive, peers: [...c.mix] };
+      this.teacherMix = { v: mine.v, before };
+      if (mine.master !== undefined) this.setMaster(mine.master);
+      if (mine.depth !== undefined || mine.adaptive !== undefined) this.setDepth(mine.depth ?? c.depth, mine.adaptive ?? c.adaptive);
+      for (const [id, p] of Object.entries(mine.peers ?? {})) this.setPeerMix(id, p.gain, p.muted);
+    }
+  }
+
+  /** Take control of our mix back from the teacher: our own mix from before theirs (until they set another). */
+  takeBackMix(): void {
+    const t = this.teacherMix;
+    if (!t) return;
+    this.teacherMix = null;
+    this.setMaster(t.before.master);
+    this.setDepth(t.before.depth, t.before.adaptive);
+    for (const [id, p] of t.before.peers) this.setPeerMix(id, p.gain, p.muted);
+    this.log.lessonTookBack(Date.now());
+    this.changed();
+  }
+
+  /** A teacher's command (signed on this device; throws unless it holds the teacher key). */
+  async lessonCommand(c: LessonCommand): Promise<void> {
+    if (!this.lesson) throw new Error('This is not a lesson room.');
+    await this.lesson.command(c);
+  }
+
+  /** Hand the teacher role to participant `id` (their device published its key). */
+  async handOverLesson(id: number): Promise<void> {
+    if (!this.lesson) throw new Error('This is not a lesson room.');
+    const m = this.roster.get(id);
+    if (!m?.lessonKey) throw new Error(`${m?.name ?? 'That member'}'s app cannot take the teacher role.`);
+    await this.lesson.handOver(id, m.lessonKey);
+  }
+
+  /** Our send: muted by us, or by the teacher. */
+  private applySend(): void {
+    const c = this.choices;
+    this.engine?.net.setSend(c.channels, c.muted || this.mutedByTeacher, c.bits);
+  }
+
   // ---- the player's controls -------------------------------------------------------------------
 
   toggleMute(): void {
     const c = this.choices;
     c.muted = !c.muted;
-    this.engine?.net.setSend(c.channels, c.muted, c.bits);
+    this.applySend();
     this.room.patchSelf({ muted: c.muted });
     this.changed();
   }
 
   setChannels(channels: 1 | 2): void {
     this.choices.channels = channels;
-    this.engine?.net.setSend(channels, this.choices.muted, this.choices.bits);
+    this.applySend();
     this.room.patchSelf({ format: channels === 1 ? 'mono' : 'stereo' });
     this.changed();
   }
@@ -416,7 +525,7 @@ export class Session extends EventTarget {
   setBits(bits: SendBits): void {
     this.choices.bits = bits;
     localStorage.setItem(BITS_KEY, String(bits));
-    this.engine?.net.setSend(this.choices.channels, this.choices.muted, bits);
+    this.applySend();
     this.room.patchSelf({ bits });
     this.changed();
   }
@@ -453,7 +562,7 @@ export class Session extends EventTarget {
 
   setPeerMix(peerId: string, gain: number, muted: boolean): void {
     this.choices.mix.set(peerId, { gain, muted });
-    this.engine?.net.setPeerMix(peerId, gain, muted);
+    this.engine?.net.setPeerMix(peerId, gain, muted || (this.lesson?.view.state?.muted.includes(Number(peerId)) ?? false));
     this.publishMix();
     this.changed();
   }
@@ -473,6 +582,7 @@ export class Session extends EventTarget {
 
   /** The page is going away: close the links now (no awaiting in pagehide). */
   abandon(): void {
+    this.lesson?.close();
     this.offRecorder?.();
     clearInterval(this.peakTimer);
     this.devices?.stop();
@@ -481,6 +591,7 @@ export class Session extends EventTarget {
   }
 
   async leave(): Promise<void> {
+    this.lesson?.close();
     this.offRecorder?.();
     clearInterval(this.peakTimer);
     this.devices?.stop();

@@ -132,6 +132,11 @@ export interface MemberState {
   quality?: QualitySummary;
   /** The shared clock's timeline this participant follows (src/room/shared-clock.ts); absent in apps before it. */
   clock?: ClockState;
+  /**
+   * In a lesson room: this device's public key for the room (raw P-256, base64), so the teacher
+   * can hand the role to it (src/room/lesson-authority.ts). Absent elsewhere.
+   */
+  lessonKey?: string;
 }
 
 /**
@@ -212,6 +217,7 @@ export function parseMemberState(data: unknown): MemberState | null {
   if (d['bits'] !== undefined && d['bits'] !== 16 && d['bits'] !== 24) return null;
   if (d['wire'] !== undefined && !(num(d['wire']) && Number.isInteger(d['wire']) && d['wire'] >= 1)) return null;
   if (d['member'] !== undefined && !str(d['member'], 64)) return null;
+  if (d['lessonKey'] !== undefined && !str(d['lessonKey'], 200)) return null;
   const audio: Record<string, AudioSdp> = {};
   if (typeof d['audio'] === 'object' && d['audio'] !== null) {
     for (const [k, v] of Object.entries(d['audio'] as Record<string, unknown>)) {

@@ -6,6 +6,8 @@ import { LitElement, html, nothing } from 'lit';
 import { customElement, property, state } from 'lit/decorators.js';
 import { ROLES, type OpenRoom, type Role } from '../shared/signaling-protocol.ts';
 import { forgetRoom, newRoomName, parseRoomLink, recentRooms, type RecentRoom } from '../room/directory.ts';
+import { lessonRoomName, newLessonKey } from '../room/lesson-authority.ts';
+import { saveLessonKey } from '../room/lesson-keys.ts';
 import { fetchOpenRooms } from '../room/open-rooms.ts';
 import { ownSignalingUrl, type AudioChoices, type SessionIdentity } from '../room/session.ts';
 import { viewStyles } from './tutti-app-styles.ts';
@@ -110,8 +112,25 @@ export class TuttiJoin extends LitElement {
     (locked ? q('input[name=password]') : !this.name.trim() ? q('input[name=name]') : q('button[type=submit]'))?.focus();
   }
 
-  private createRoom(): void {
-    this.room = newRoomName();
+  /**
+   * A lesson room: this device makes the teacher key, keeps it (IndexedDB) and names the room after
+   * it, so whoever joins by the name knows whose commands to follow (src/room/lesson-authority.ts).
+   */
+  private async createRoom(): Promise<void> {
+    try {
+      const key = await newLessonKey();
+      const name = await lessonRoomName(key.pub);
+      await saveLessonKey(name, key);
+      this.room = name;
+    } catch (err) {
+      // No WebCrypto or no IndexedDB (a private window may refuse it): an ordinary room, and say why.
+      this.room = newRoomName();
+      this.myRole = 'teacher';
+      this.remoteOf = undefined;
+      this.join();
+      this.hint = `This browser cannot keep a teacher key (${err instanceof Error ? err.message : String(err)}): the room has no teacher controls.`;
+      return;
+    }
     this.myRole = 'teacher';
     this.remoteOf = undefined;
     this.join();

@@ -16,6 +16,7 @@ import { SessionWatch } from './session-watch.ts';
 import { viewStyles } from './tutti-app-styles.ts';
 import type { PeerMixDetail } from './tutti-peer-strip.ts';
 import './tutti-meter.ts';
+import './tutti-lesson.ts';
 import './tutti-peer-strip.ts';
 import './tutti-notes.ts';
 import './tutti-setlist.ts';
@@ -152,6 +153,7 @@ export class TuttiRoom extends LitElement {
           <button @click=${this.leave}>Leave</button>
         </div>
         ${accessStatus(s, () => this.retry())}
+        <tutti-lesson .session=${s}></tutti-lesson>
         <div class="self">
           <div class="bar">
             <strong class="grow">You (${name})</strong>

@@ -295,7 +295,7 @@ test('create a lesson room: unguessable name, share link and QR code, join by li
   await t.getByRole('button', { name: 'Create lesson room' }).click();
   await t.getByRole('button', { name: 'Leave' }).waitFor({ timeout: 20_000 });
   const name = ((await t.locator('.room-name').textContent()) ?? '').replace(/^Room: /, '').replace(' 🔒', '').trim();
-  expect(name).toMatch(/^[a-z2-7]{5}(-[a-z2-7]{5}){4}-[a-z2-7]$/); // 26 base32 characters = 130 bits ≥ 128 random bits
+  expect(name).toMatch(/^lesson-[a-z2-7]{5}(-[a-z2-7]{5}){4}-[a-z2-7]$/); // the teacher key's fingerprint: 26 base32 characters = 130 bits
   expect(t.url()).toContain(`#room=${name}`);
   expect(t.url()).not.toContain('s3cret');
 

@@ -92,3 +92,38 @@ test('session log: the export is one line per entry with local time; capped, and
   assert.equal(log.dropped, 11);
   assert.match(log.text('x'), /the 11 oldest entries were dropped/);
 });
+
+test('session log, lesson room: the teacher, who was let in, muted, removed, whose mix was set, the hand-over, and forgeries ignored', async () => {
+  const { applyCommand, firstLesson } = await import('../../src/room/lesson-authority.ts');
+  const log = new SessionLog(2);
+  log.roster(new Map([[1, member('Tess', { role: 'teacher' })], [2, member('Sam')], [3, member('Mal')]]), 1000);
+  const n = log.entries.length;
+  let s = firstLesson('lesson-x', 1);
+  log.lesson(null, s, 2000);
+  let next = applyCommand(applyCommand(s, { kind: 'admit', id: 2 }), { kind: 'mute', id: 2, on: true });
+  log.lesson(s, next, 3000);
+  s = next;
+  next = applyCommand(applyCommand(s, { kind: 'set-mix', id: 2, mix: { master: 0.5, depth: 6, adaptive: false, peers: { '1': { gain: 0.3, muted: false } } } }), { kind: 'mute', id: 2, on: false });
+  log.lesson(s, next, 4000);
+  s = next;
+  next = applyCommand(s, { kind: 'hand-over', id: 2 });
+  log.lesson(s, next, 5000);
+  s = next;
+  log.lesson(s, applyCommand(applyCommand(s, { kind: 'admit', id: 3 }), { kind: 'remove', id: 3 }), 6000);
+  log.lessonIgnored('bad signature', 3, 7000);
+  log.lessonIgnored('older', 3, 7000);
+  log.lessonIgnored('not your remote', 3, 7000);
+  assert.deepEqual(log.entries.slice(n).map((e) => e.text), [
+    'lesson room: Tess is the teacher',
+    'the teacher (Tess) let you in',
+    'the teacher (Tess) muted you',
+    'the teacher (Tess) unmuted you',
+    'the teacher (Tess) set your mix: output 50 %, depth 6 quanta, Tess at 30 %',
+    'you are the teacher now',
+    'the teacher (you) removed Mal',
+    'Mal wrote a lesson change not signed by the teacher (bad signature): ignored',
+    'Mal put back an older lesson state (a replay): ignored',
+    'Mal tried to change your mixer (only your own paired remote or the teacher may): ignored',
+  ]);
+  assert.ok(log.entries.slice(n).every((e) => e.kind === 'lesson'));
+});
