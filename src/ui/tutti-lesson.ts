@@ -8,7 +8,7 @@
 import { LitElement, css, html, nothing } from 'lit';
 import { customElement, property, state } from 'lit/decorators.js';
 import { MAX_DEPTH, MIN_DEPTH } from '../shared/constants.ts';
-import { standingOf, type LessonCommand } from '../room/lesson-authority.ts';
+import { inLesson, standingOf, type LessonCommand } from '../room/lesson-authority.ts';
 import type { Session } from '../room/session.ts';
 import { SessionWatch } from './session-watch.ts';
 import { viewStyles } from './tutti-app-styles.ts';
@@ -97,7 +97,9 @@ export class TuttiLesson extends LitElement {
   }
 
   private renderMixForm(s: Session, id: number) {
-    const others = [...s.roster].filter(([x, m]) => x !== id && m.kind === 'participant');
+    const st = s.lesson!.view.state;
+    // Those the student hears: the teacher and the others in the lesson.
+    const others = [...s.roster].filter(([x, m]) => x !== id && m.kind === 'participant' && inLesson(st, x));
     const m = s.roster.get(id)?.mix;
     return html`<form class="mix" data-testid="lesson-mix-form" @submit=${(e: Event) => {
       e.preventDefault();
