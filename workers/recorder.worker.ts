@@ -42,6 +42,7 @@ class ActiveTake {
   private readonly chunk = new Float32Array(CHUNK_QUANTA * QUANTUM_SAMPLES);
   private overflowsSeen = 0;
   private lostSeen = 0;
+  private pausedSeen = 0;
   /** The capture clock (input) against the output clock (heard), over the take. */
   private readonly clocks = new TakeClocks();
   private storageLeft: number | null = null;
@@ -88,8 +89,14 @@ class ActiveTake {
     const lost = Atomics.load(this.views.i32, REC_I32.LOST_FRAMES);
     if (lost !== this.lostSeen) {
       // The microphone's stream lost frames; the network worker put as much silence in the ring.
-      this.info.gaps.push({ atFrame: this.input.frames + Math.floor(ring.available_read() / 2), frames: lost - this.lostSeen });
+      // Of them, those the device never delivered (PAUSED_FRAMES, added before LOST_FRAMES).
+      const paused = Atomics.load(this.views.i32, REC_I32.PAUSED_FRAMES);
+      const atFrame = this.input.frames + Math.floor(ring.available_read() / 2);
+      const device = Math.min(lost - this.lostSeen, paused - this.pausedSeen);
+      if (device > 0) this.info.gaps.push({ atFrame, frames: device, cause: 'device' });
+      if (lost - this.lostSeen - device > 0) this.info.gaps.push({ atFrame: atFrame + device, frames: lost - this.lostSeen - device, cause: 'dropped' });
       this.lostSeen = lost;
+      this.pausedSeen += device;
     }
     const overflows = Atomics.load(this.views.i32, REC_I32.OVERFLOWS);
     if (overflows !== this.overflowsSeen) {

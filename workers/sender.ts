@@ -16,7 +16,7 @@ import { MAX_QUEUE_MS } from './send-queue.ts';
 import { StreamEncoder } from './stream-encoder.ts';
 import { TestClockSkew } from './test-clock-skew.ts';
 import type { Tap } from './test-tap.ts';
-import { TrackCapture } from './track-capture.ts';
+import { TrackCapture, type LossCause } from './track-capture.ts';
 
 export class Sender {
   /** The peers to send to (the network worker replaces the array when one comes or goes). */
@@ -83,7 +83,7 @@ export class Sender {
       },
       onEnd: onCaptureEnd,
       onSwitched: onCaptureSwitched,
-      onLost: (frames) => this.inputLost(frames),
+      onLost: (frames, cause) => this.inputLost(frames, cause),
     });
     this.wakeSeen = Atomics.load(cap.i32, CAP_I32.WAKE);
     this.armWake();
@@ -105,7 +105,7 @@ export class Sender {
    * tracks. (The quantum being assembled when the loss showed holds up to 127 frames from before
    * it, which land after the silence: the take is off by under 2.7 ms within the gap, exact after.)
    */
-  private inputLost(frames: number): void {
+  private inputLost(frames: number, cause: LossCause): void {
     this.capturedLost += frames;
     const rec = this.record;
     if (!rec || !this.recordStarted) return;
@@ -115,6 +115,7 @@ export class Sender {
       if (rec.ring.available_write() >= n) rec.ring.push(silence, n);
       else Atomics.add(rec.i32, REC_I32.OVERFLOWS, 1);
     }
+    if (cause === 'device') Atomics.add(rec.i32, REC_I32.PAUSED_FRAMES, frames);
     Atomics.add(rec.i32, REC_I32.LOST_FRAMES, frames);
   }
 

@@ -24,12 +24,14 @@ export interface CaptureSink {
   /** A new source (start() while one ran) delivered its first buffer and replaced the old one. */
   onSwitched(): void;
   /**
-   * The stream skipped `frames` frames before the buffer about to be delivered: Chromium's track
-   * processor drops its oldest buffers when this worker falls behind by its whole queue (seen with
-   * three browsers on two cores as a peer rejoined: one 480-frame buffer). Seen from the capture
-   * timestamps (LossWatch), up to LOSS_WINDOW_BUFFERS buffers after it happened.
+   * The stream skipped `frames` frames before the buffer about to be delivered, seen from the
+   * capture timestamps (LossWatch), up to LOSS_SEEN_WITHIN_WINDOWS windows after it happened.
+   * `cause`: 'dropped', Chromium's track processor dropped its oldest buffers because this worker
+   * fell behind by its whole queue (seen with three browsers on two cores as a peer rejoined: one
+   * 480-frame buffer); 'device', the device delivered nothing for that long (its capture thread
+   * stalled: the time passed, the sound of it never reached the browser).
    */
-  onLost(frames: number): void;
+  onLost(frames: number, cause: LossCause): void;
 }
 
 export class TrackCapture {
@@ -139,8 +141,8 @@ export class TrackCapture {
     // AudioData.timestamp is the capture time of the buffer's first frame on this worker's
     // performance timeline (µs); the wire carries wall-clock µs.
     const firstUs = performance.timeOrigin * 1000 + data.timestamp;
-    const lost = this.loss.add(firstUs, n);
-    if (lost > 0) this.sink.onLost(lost);
+    const lost = this.loss.add(firstUs, n, (performance.timeOrigin + performance.now()) * 1000);
+    if (lost > 0) this.sink.onLost(lost, this.loss.cause);
     const frame = this.frame;
     for (let i = 0; i < n; i++) {
       if (this.filled === 0) this.frameUs = firstUs + (i * 1e6) / SAMPLE_RATE;
@@ -163,6 +165,16 @@ export const LOSS_WINDOW_BUFFERS = 50;
  */
 export const LOSS_SEEN_WITHIN_WINDOWS = 3;
 
+/** Why frames were lost (CaptureSink.onLost). */
+export type LossCause = 'dropped' | 'device';
+
+/**
+ * A buffer read this long after its capture time (ms) shows a backlog: the track processor queues
+ * ten buffers (about 100 ms) before it drops the oldest, so the buffers read around a drop are
+ * that old; around a pause of the device they come fresh (a few ms, tens on a loaded machine).
+ */
+export const BACKLOG_MS = 50;
+
 /**
  * Buffers the track lost, from their timestamps. A single timestamp is no proof: measured here
  * (Chromium 156, a page feeding the track from an AudioContext), they jump back and forth by a
@@ -176,7 +188,10 @@ export const LOSS_SEEN_WITHIN_WINDOWS = 3;
  * fake microphone's page paused now and then: its WAV went on without a gap after the silence,
  * later by as much; a real microphone's sound does not pause, and the frames are gone.) Drift
  * between the device's clock and the wall clock (under 5 frames a second at 100 ppm) is
- * followed window by window.
+ * followed window by window. Why: the oldest buffer's age when it was read, in the window of the
+ * step and the one before. A drop happens only behind a backlog (BACKLOG_MS); without one, the
+ * device itself delivered nothing for that time (its capture thread stalled: seen when this
+ * machine's audio service was paused; a fake microphone's file then resumes where it stopped).
  */
 export class LossWatch {
   private startUs = 0;
@@ -187,6 +202,12 @@ export class LossWatch {
   private started = false;
   /** The step the last window showed, still to be confirmed by this one, or null. */
   private pending: number | null = null;
+  /** The oldest age at read (ms) in this window, in the window before, and when the step was first seen. */
+  private windowAge = 0;
+  private lastWindowAge = 0;
+  private pendingAge = 0;
+  /** Why the last loss reported happened. */
+  cause: LossCause = 'dropped';
 
   reset(): void {
     this.started = false;
@@ -194,10 +215,14 @@ export class LossWatch {
     this.windowMin = Infinity;
     this.count = 0;
     this.pending = null;
+    this.windowAge = this.lastWindowAge = this.pendingAge = 0;
   }
 
-  /** A buffer of `n` frames captured at `firstUs`; returns the frames lost before it was seen (0 mostly). */
-  add(firstUs: number, n: number): number {
+  /**
+   * A buffer of `n` frames captured at `firstUs`, read at `readUs` (both wall clock, µs); returns
+   * the frames lost before it was seen (0 mostly), and sets `cause` when not 0.
+   */
+  add(firstUs: number, n: number, readUs: number): number {
     if (!this.started) {
       this.started = true;
       this.startUs = firstUs;
@@ -206,8 +231,13 @@ export class LossWatch {
     const ahead = ((firstUs - this.startUs) * SAMPLE_RATE) / 1e6 - this.frames;
     this.frames += n;
     if (ahead < this.windowMin) this.windowMin = ahead;
+    const age = (readUs - firstUs) / 1000;
+    if (age > this.windowAge) this.windowAge = age;
     if (++this.count < LOSS_WINDOW_BUFFERS) return 0;
     const low = this.windowMin;
+    const around = Math.max(this.windowAge, this.lastWindowAge);
+    this.lastWindowAge = this.windowAge;
+    this.windowAge = 0;
     this.windowMin = Infinity;
     this.count = 0;
     if (this.base === null) {
@@ -222,10 +252,12 @@ export class LossWatch {
     }
     if (this.pending === null) {
       this.pending = step; // a window of late timestamps, or a loss: the next window says which
+      this.pendingAge = around;
       return 0;
     }
     const lost = Math.round(Math.min(step, this.pending) / n) * n;
     this.pending = null;
+    this.cause = this.pendingAge >= BACKLOG_MS ? 'dropped' : 'device';
     this.frames += lost; // the silence the sink records in their place counts as delivered
     this.base = low - lost;
     return lost;

@@ -88,6 +88,13 @@ export const REC_I32 = {
    * lost (workers/track-capture.ts onLost). R recorder (a gap in the take's sidecar).
    */
   LOST_FRAMES: 2,
+  /**
+   * W net (Atomics.add, before the LOST_FRAMES add of the same loss): of the frames lost, those the
+   * device never delivered (its capture stalled; track-capture.ts LossCause 'device'), the rest
+   * the track processor dropped. R recorder (Atomics.load after LOST_FRAMES: every pause counted
+   * in the LOST_FRAMES it read is in; the gap's cause in the sidecar).
+   */
+  PAUSED_FRAMES: 3,
   SIZE: 4,
 } as const;
 

@@ -68,8 +68,13 @@ export interface TakeInfo {
   bitsPerSample: 24;
   channels: 2;
   tracks: TrackInfo[];
-  /** Spans written as silence because the recorder fell behind by more than its ring (frames; input track). */
-  gaps: Span[];
+  /**
+   * Spans of the input track written as silence (frames): the recorder fell behind by more than its
+   * ring (no cause), or the microphone's stream lost them (`cause`: 'dropped', the browser dropped
+   * buffers because the network worker fell behind; 'device', the input device delivered nothing
+   * for that long, its capture stalled: the time passed and the sound of it never reached the browser).
+   */
+  gaps: (Span & { cause?: 'dropped' | 'device' })[];
   /** The same for the heard tracks and the mix (absent in takes from before remote tracks). */
   heardGaps?: Span[];
   alignment?: TakeAlignment;

@@ -87,24 +87,43 @@ function judge(file: Buffer, label: string, gaps: TakeInfo['gaps'] = []): { fram
   return m;
 }
 
+/**
+ * After gaps, where the input stands against the take's timeline (`moved`: frames of the input's
+ * WAV position less frames of the take, since the run before). After a drop (the browser dropped
+ * buffers: the network worker fell behind) the input is back on the timeline: the silence stands
+ * for sound that was lost. After a pause of the input device ('device': its capture stalled, the
+ * time passed and nothing was delivered), the fake microphone's file either skipped that time too
+ * (back on the timeline) or resumed where it stopped (later by the pause): Chromium's fake device
+ * does either (both seen here when this machine's audio service was paused for 40–60 ms); a real
+ * microphone's sound of that time is simply gone. Within one capture buffer (the loss watch
+ * reads whole buffers from jittery timestamps).
+ */
+function expectOnTimeline(moved: number, gaps: TakeInfo['gaps'], label: string): void {
+  let allowed = [0];
+  for (const g of gaps) if (g.cause === 'device') allowed = [...allowed, ...allowed.map((x) => x - g.frames)];
+  const nearest = allowed.reduce((b, x) => (Math.abs(moved - x) < Math.abs(moved - b) ? x : b));
+  expect(Math.abs(moved - nearest), `${label}: on the take's timeline after the gaps ${JSON.stringify(gaps)} (moved ${moved} frames; the device's pauses allow ${JSON.stringify(allowed)})`).toBeLessThanOrEqual(480);
+}
+
 function judgeAcrossGaps(samples: Int32Array, end: number, trailing: number, gaps: TakeInfo['gaps'], label: string): { frames: number; verbatim: number } {
   const wav = readWavPcm(input);
   const len = wav.length / 2;
   const sorted = [...gaps].sort((x, y) => x.atFrame - y.atFrame);
-  const runs: [number, number, number][] = []; // [from, to, silence put in after it]
+  const runs: [number, number, TakeInfo['gaps']][] = []; // [from, to, the gaps after it]
   let a = 0;
   // A loss is seen up to LOSS_SEEN_WITHIN_WINDOWS windows after it: a run stops that far before its gap.
   for (const g of sorted) {
-    runs.push([a, Math.max(a, g.atFrame - 128 - LOSS_SEEN_WITHIN_WINDOWS * LOSS_WINDOW_BUFFERS * 1024), g.frames]);
+    runs.push([a, Math.max(a, g.atFrame - 128 - LOSS_SEEN_WITHIN_WINDOWS * LOSS_WINDOW_BUFFERS * 1024), [g]]);
     a = g.atFrame + g.frames + 128;
   }
-  runs.push([a, end, 0]);
+  runs.push([a, end, []]);
   let wavAt: number | null = null;
   let prevOff = 0;
-  let silenceBefore = 0;
+  let gapsBefore: TakeInfo['gaps'] = [];
   let verbatim = 0;
+  let judged = 0;
   const offsets: number[] = [];
-  for (const [r0, r1, silence] of runs) {
+  for (const [r0, r1, gaps] of runs) {
     if (r1 - r0 >= 256) {
       const m = matchRecording(wav, samples.subarray(2 * r0, 2 * r1));
       expect(m.misses, `${label}, input frames ${r0}–${r1}: the input's samples`).toEqual([]);
@@ -113,17 +132,19 @@ function judgeAcrossGaps(samples: Int32Array, end: number, trailing: number, gap
       wavAt ??= startsAt - r0;
       const off = ((((startsAt - (wavAt + r0)) % len) + len + len / 2) % len) - len / 2;
       offsets.push(off);
-      expect(off - prevOff, `${label}, input frames ${r0}–${r1}: at most a buffer ahead of the timeline`).toBeLessThanOrEqual(480);
-      expect(off - prevOff, `${label}, input frames ${r0}–${r1}: back by no more than the silence put in`).toBeGreaterThanOrEqual(-silenceBefore - 480);
+      expectOnTimeline(off - prevOff, gapsBefore, `${label}, input frames ${r0}–${r1}`);
       prevOff = off;
-      silenceBefore = 0;
+      gapsBefore = [];
       verbatim += m.verbatim;
+      judged += r1 - r0;
     }
-    silenceBefore += silence;
+    gapsBefore = [...gapsBefore, ...gaps];
   }
   console.log(`${label}: ${(end / 48_000).toFixed(2)} s, ${verbatim} frames verbatim in ${runs.length} runs around ${gaps.length} gap(s) ${JSON.stringify(gaps)}; each run's offset from the take's timeline ${JSON.stringify(offsets)} frames; then ${trailing} frames of silence`);
   expect(trailing / 48_000, 'padding to the take\'s end is short').toBeLessThan(0.5);
-  expect(verbatim / end).toBeGreaterThan(0.9);
+  // Of the frames judged: the stretch before each gap, where the loss may already have happened
+  // and the silence not yet gone in, is not (see above).
+  expect(verbatim / judged).toBeGreaterThan(0.9);
   return { frames: end, verbatim };
 }
 
@@ -383,17 +404,25 @@ test('a band take: each participant as heard and the mix on one timeline, to the
       const runs: [number, number][] = [];
       let a = 0;
       // A loss is seen up to three loss windows (about 1.5 s at 480-frame buffers) after it
-      // happens: until the silence goes in, the input runs that much early.
+      // happens: until the silence goes in, the input runs that much early. Each run: the input
+      // device's pauses before it (after one, the fake microphone's file resumes where it stopped).
+      const gapsBefore: TakeInfo['gaps'][] = [];
+      let before: TakeInfo['gaps'] = [];
       for (const g of [...take.gaps].sort((x, y) => x.atFrame - y.atFrame)) {
         runs.push([a, Math.max(a, g.atFrame - 128 - LOSS_SEEN_WITHIN_WINDOWS * LOSS_WINDOW_BUFFERS * 1024)]);
+        gapsBefore.push(before);
+        before = [...before, g];
         a = g.atFrame + g.frames + 128;
       }
       runs.push([a, end]);
+      gapsBefore.push(before);
       let wavAt: number | null = null;
       let verbatim = 0;
+      let judged = 0;
       const offsets: number[] = [];
-      for (const [r0, r1] of runs) {
+      for (const [i, [r0, r1]] of runs.entries()) {
         if (r1 - r0 < 256) continue;
+        judged += r1 - r0;
         const m = matchRecording(wav, samples.subarray(2 * r0, 2 * r1));
         expect(m.misses, `input, frames ${r0}–${r1}: Alice's samples`).toEqual([]);
         expect(m.jumps, `input, frames ${r0}–${r1}: one run`).toBe(1);
@@ -404,11 +433,13 @@ test('a band take: each participant as heard and the mix on one timeline, to the
         const len = wav.length / 2;
         const off = ((((startsAt - (wavAt + r0)) % len) + len + len / 2) % len) - len / 2;
         offsets.push(off);
-        expect(Math.abs(off), `input, frames ${r0}–${r1}: on the take's timeline after the loss (the silence kept time)`).toBeLessThanOrEqual(480);
+        expectOnTimeline(off, gapsBefore[i]!, `input, frames ${r0}–${r1}`);
         verbatim += m.verbatim;
       }
       console.log(`  input: ${verbatim} of ${end} frames verbatim in ${runs.length} run(s), gaps ${JSON.stringify(take.gaps)}, each run's offset from the take's timeline ${JSON.stringify(offsets)} frames, then ${frames - end} frames of silence to the end`);
-      expect(verbatim / end).toBeGreaterThan(0.95);
+      // Of the frames judged (the stretch before a gap, where the loss may already have happened and
+      // the silence not yet gone in, is not).
+      expect(verbatim / judged).toBeGreaterThan(0.95);
       expect((frames - end) / 48_000).toBeLessThan(0.5);
     }
 

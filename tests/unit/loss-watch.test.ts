@@ -3,7 +3,7 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { LOSS_SEEN_WITHIN_WINDOWS, LOSS_WINDOW_BUFFERS, LossWatch } from '../../workers/track-capture.ts';
+import { LOSS_SEEN_WITHIN_WINDOWS, LOSS_WINDOW_BUFFERS, LossWatch, type LossCause } from '../../workers/track-capture.ts';
 import { mulberry32 } from './prng.ts';
 
 const N = 480;
@@ -14,16 +14,28 @@ const N = 480;
  * and `lateWindow` (window index) has every timestamp a buffer late. Returns each loss seen:
  * [buffer index at which it was reported, frames].
  */
-function run(buffers: number, o: { ppm?: number; lose?: number; lateWindow?: number; seed?: number } = {}): [number, number][] {
+function run(buffers: number, o: { ppm?: number; lose?: number; lateWindow?: number; seed?: number; backlog?: boolean } = {}): [number, number][] {
+  return runWithCause(buffers, o).map(([b, lost]) => [b, lost]);
+}
+
+/**
+ * As run(), with each loss's cause. Buffers are read 0–20 ms after their capture time (a loaded
+ * machine); with `backlog`, those within a second of the lost one are read 90–110 ms late (the
+ * track processor's queue full, as before a drop).
+ */
+function runWithCause(buffers: number, o: { ppm?: number; lose?: number; lateWindow?: number; seed?: number; backlog?: boolean } = {}): [number, number, LossCause][] {
   const rng = mulberry32(o.seed ?? 1);
   const w = new LossWatch();
-  const seen: [number, number][] = [];
+  const seen: [number, number, LossCause][] = [];
   for (let b = 0; b < buffers; b++) {
     if (b === o.lose) continue;
     const trueUs = ((b * N) / 48_000) * 1e6 * (1 + (o.ppm ?? 0) * 1e-6);
     const late = rng() < 0.2 || Math.floor(b / LOSS_WINDOW_BUFFERS) === o.lateWindow ? (N / 48_000) * 1e6 : 0;
-    const lost = w.add(1e12 + trueUs + late + 1000 * rng(), N);
-    if (lost > 0) seen.push([b, lost]);
+    const stampUs = 1e12 + trueUs + late + 1000 * rng();
+    const backlogged = o.backlog && o.lose !== undefined && Math.abs(b - o.lose) < 100;
+    const ageUs = backlogged ? 90_000 + 20_000 * rng() : 20_000 * rng();
+    const lost = w.add(stampUs, N, 1e12 + trueUs + ageUs);
+    if (lost > 0) seen.push([b, lost, w.cause]);
   }
   return seen;
 }
@@ -44,6 +56,15 @@ test('loss watch: a lost buffer is reported once, whole, within LOSS_SEEN_WITHIN
       assert.equal(seen.length, 1, `seed ${seed}, buffer ${lose}: ${JSON.stringify(seen)}`);
       assert.equal(seen[0]![1], N);
       assert.ok(seen[0]![0] > lose && seen[0]![0] <= lose + LOSS_SEEN_WITHIN_WINDOWS * LOSS_WINDOW_BUFFERS, `reported at buffer ${seen[0]![0]}`);
+    }
+  }
+});
+
+test('loss watch: the cause of a loss: a drop behind a backlog (buffers read ~100 ms late), or the device delivering nothing (buffers read fresh)', () => {
+  for (let seed = 1; seed <= 5; seed++) {
+    for (const lose of [3_000, 3_025, 3_049, 12_345]) {
+      assert.deepEqual(runWithCause(20_000, { seed, lose, backlog: true }).map(([, f, c]) => [f, c]), [[N, 'dropped']], `seed ${seed}, buffer ${lose}, behind a backlog`);
+      assert.deepEqual(runWithCause(20_000, { seed, lose }).map(([, f, c]) => [f, c]), [[N, 'device']], `seed ${seed}, buffer ${lose}, read fresh`);
     }
   }
 });
