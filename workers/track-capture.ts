@@ -28,8 +28,9 @@ export interface CaptureSink {
    * capture timestamps (LossWatch), up to LOSS_SEEN_WITHIN_WINDOWS windows after it happened.
    * `cause`: 'dropped', Chromium's track processor dropped its oldest buffers because this worker
    * fell behind by its whole queue (seen with three browsers on two cores as a peer rejoined: one
-   * 480-frame buffer); 'device', the device delivered nothing for that long (its capture thread
-   * stalled: the time passed, the sound of it never reached the browser).
+   * 480-frame buffer); 'device', nothing reached the track for that long: the input device or the
+   * browser's capture path before the track stalled (the audio service paused; or this whole
+   * page, when the audio service found no room for its data): the sound of that time is gone.
    */
   onLost(frames: number, cause: LossCause): void;
 }
@@ -190,8 +191,11 @@ export const BACKLOG_MS = 50;
  * between the device's clock and the wall clock (under 5 frames a second at 100 ppm) is
  * followed window by window. Why: the oldest buffer's age when it was read, in the window of the
  * step and the one before. A drop happens only behind a backlog (BACKLOG_MS); without one, the
- * device itself delivered nothing for that time (its capture thread stalled: seen when this
- * machine's audio service was paused; a fake microphone's file then resumes where it stopped).
+ * device or the browser's capture path before the track delivered nothing for that time (seen
+ * when this machine's audio service was paused, and when the whole page was: the audio service
+ * then had no room for its data; a fake microphone's file then either skips that time or
+ * resumes where it stopped). A drop in the processor itself was not produced in a browser here
+ * (stopping the page 300 ms lost the data upstream); the unit tests cover it.
  */
 export class LossWatch {
   private startUs = 0;

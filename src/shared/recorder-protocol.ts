@@ -71,7 +71,7 @@ export interface TakeInfo {
   /**
    * Spans of the input track written as silence (frames): the recorder fell behind by more than its
    * ring (no cause), or the microphone's stream lost them (`cause`: 'dropped', the browser dropped
-   * buffers because the network worker fell behind; 'device', the input device delivered nothing
+   * buffers because the network worker fell behind; 'device', nothing reached the microphone's track (the input device or the browser's capture path before it stalled)
    * for that long, its capture stalled: the time passed and the sound of it never reached the browser).
    */
   gaps: (Span & { cause?: 'dropped' | 'device' })[];
