@@ -71,8 +71,9 @@ export interface TakeInfo {
   /**
    * Spans of the input track written as silence (frames): the recorder fell behind by more than its
    * ring (no cause), or the microphone's stream lost them (`cause`: 'dropped', the browser dropped
-   * buffers because the network worker fell behind; 'device', nothing reached the microphone's track (the input device or the browser's capture path before it stalled)
-   * for that long, its capture stalled: the time passed and the sound of it never reached the browser).
+   * buffers because the network worker fell behind; 'device', nothing reached the microphone's
+   * track for that long: the input device or the browser's capture path before the track stalled,
+   * and the sound of that time never reached the page).
    */
   gaps: (Span & { cause?: 'dropped' | 'device' })[];
   /** The same for the heard tracks and the mix (absent in takes from before remote tracks). */
