@@ -224,6 +224,7 @@ export class Session extends EventTarget {
     if (engine && mesh) {
       mesh.onchange = () => {
         this.members = mesh.members();
+        this.applyPeerMixes();
         this.applyLessonAudio();
         this.changed();
       };
@@ -457,10 +458,7 @@ export class Session extends EventTarget {
     if (!s || !engine) return;
     const c = this.choices;
     this.applySend();
-    for (const m of this.members) {
-      const mix = c.mix.get(m.id);
-      engine.net.setPeerMix(m.id, mix?.gain ?? 1, (mix?.muted ?? false) || s.muted.includes(Number(m.id)));
-    }
+    this.applyPeerMixes();
     const mine = s.mixes[String(this.room.clientId)];
     if (mine && mine.v > this.teacherMixApplied) {
       this.teacherMixApplied = mine.v;
@@ -469,6 +467,21 @@ export class Session extends EventTarget {
       if (mine.master !== undefined) this.setMaster(mine.master);
       if (mine.depth !== undefined || mine.adaptive !== undefined) this.setDepth(mine.depth ?? c.depth, mine.adaptive ?? c.adaptive);
       for (const [id, p] of Object.entries(mine.peers ?? {})) this.setPeerMix(id, p.gain, p.muted);
+    }
+  }
+
+  /**
+   * Every linked peer's gain and mute to the worker, as this player set them (muted too where the
+   * teacher muted that peer). At each change of the links: a peer whose link is made again starts
+   * at unity in the worker, while its strip still showed the player's setting.
+   */
+  private applyPeerMixes(): void {
+    const engine = this.engine;
+    if (!engine) return;
+    const muted = this.lesson?.view.state?.muted ?? [];
+    for (const m of this.members) {
+      const mix = this.choices.mix.get(m.id);
+      engine.net.setPeerMix(m.id, mix?.gain ?? 1, (mix?.muted ?? false) || muted.includes(Number(m.id)));
     }
   }
 
