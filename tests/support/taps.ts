@@ -50,10 +50,10 @@ export async function setDropEvery(page: Page, n: number): Promise<void> {
  * The test build's shared-clock check (workers/net.worker.ts clockCheck): the shared clock and the
  * worker's own (possibly skewed) clock, each minus the machine's clock, ms.
  */
-export async function clockCheck(page: Page): Promise<{ sharedMinusHostMs: number | null; ownMinusHostMs: number }> {
+export async function clockCheck(page: Page): Promise<{ sharedMinusHostMs: number | null; ownMinusHostMs: number; peers: Record<string, number | null> }> {
   const w = await netWorker(page);
   return w.evaluate(() => {
-    const nw = (self as unknown as { __tuttiWorker?: { clockCheck(): { sharedMinusHostMs: number | null; ownMinusHostMs: number } | null } }).__tuttiWorker;
+    const nw = (self as unknown as { __tuttiWorker?: { clockCheck(): { sharedMinusHostMs: number | null; ownMinusHostMs: number; peers: Record<string, number | null> } | null } }).__tuttiWorker;
     if (!nw) throw new Error('no __tuttiWorker: not the test build');
     const c = nw.clockCheck();
     if (!c) throw new Error('clockCheck: not the test build');
