@@ -100,11 +100,11 @@ export class Lesson {
       }
       const cmp = compareLesson(this.known, v);
       if (cmp === 'newer') {
-        const wasTeacher = this.isTeacher;
         this.known = v;
         this.onChange();
-        // Handed the role (or rejoined as teacher): say where the teacher is now.
-        if (!wasTeacher && this.isTeacher) void this.teacherHere();
+        // Our key signs, but the state names another client id as the teacher (we rejoined, and
+        // a newer state than our own copy's came from the others): say where the teacher is now.
+        if (this.isTeacher && v.state.teacher !== this.selfId) void this.teacherHere();
       } else if (cmp !== 'same') {
         this.onRejected(cmp, by);
         this.restore();

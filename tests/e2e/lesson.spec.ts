@@ -133,6 +133,14 @@ test('lesson room: a waiting room the teacher controls; mute, set a mix, remove 
   await expect(mallory.page.getByTestId('lesson-status')).toHaveText('The teacher removed you from this lesson', { timeout: 10_000 });
   await expect.poll(() => links(mallory.page), { timeout: 15_000 }).toBe(0);
   await expect.poll(() => links(t), { timeout: 15_000 }).toBe(1);
+  // The teacher's device comes back (Leave, then Join: a new client id). Its key still signs: it says
+  // where the teacher is now, and the lesson goes on with Tess still in.
+  await sam.page.getByRole('button', { name: 'Leave' }).click();
+  await joinRoom(sam.page, suite.server.url, room, 'Sam', { query: '' });
+  await expect(sam.page.getByTestId('lesson-status')).toHaveText('Lesson room: you are the teacher', { timeout: 15_000 });
+  await expect(t.getByTestId('lesson-status')).toHaveText('In the lesson (teacher: Sam)', { timeout: 15_000 });
+  await expect.poll(() => links(t), { timeout: 30_000 }).toBe(1);
+  await expect.poll(() => links(sam.page), { timeout: 30_000 }).toBe(1);
   const log = await logText(t);
   for (const line of ['lesson room: you are the teacher', 'the teacher (you) let Sam in', 'the teacher (you) muted Sam', 'Sam is the teacher now', 'the teacher (Sam) let Mallory in', 'the teacher (Sam) removed Mallory']) expect(log).toContain(line);
   console.log(`lesson log at Tess:\n${log.split('\n').filter((l) => /teacher|lesson|ignored/.test(l)).join('\n')}`);
