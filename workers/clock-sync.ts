@@ -160,6 +160,14 @@ export class SharedClock {
   /** The last offset computed (kept through a hold), or null before any. */
   private last: number | null = null;
   private lastError: number | null = null;
+  /**
+   * The peer reference last followed and its base, kept through a hold: the shared clock runs on
+   * at that clock's estimated rate, so every follower holds the same timeline (frozen, each would
+   * run at its own clock's rate: a follower whose clock is 300 ppm fast, taking over after a 13 s
+   * hold, stepped the others' shared clock by 3.8 ms).
+   */
+  private heldPeer: PeerClock | null = null;
+  private heldBase = 0;
 
   /** The shared clock minus ours at our time `nowMs`, ms (null before it is known). */
   offsetAt(nowMs: number): number | null {
@@ -167,12 +175,18 @@ export class SharedClock {
     if (r.kind === 'self') {
       this.last = r.baseMs;
       this.lastError = 0;
+      this.heldPeer = null;
     } else if (r.kind === 'peer') {
+      this.heldPeer = r.peer;
+      this.heldBase = r.baseMs;
       const o = r.peer.offsetAt(nowMs);
       if (o !== null) {
         this.last = o + r.baseMs;
         this.lastError = r.peer.estimate!.errorMs;
       }
+    } else if (this.heldPeer) {
+      const o = this.heldPeer.offsetAt(nowMs);
+      if (o !== null) this.last = o + this.heldBase;
     }
     return this.last;
   }

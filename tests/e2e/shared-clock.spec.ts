@@ -78,19 +78,27 @@ test('shared clock: three processes agree within 1 ms, a skewed clock is measure
   // Hand-over: Alice leaves; Bob or Carol (the lower client id) takes over, the other follows.
   const before = await read();
   await alice.close();
+  // When each label first showed 'self' (the new reference's clock runs from then on; the other
+  // may take seconds longer to follow it).
+  const selfAt: Record<string, number> = {};
   await expect
-    .poll(async () => (await Promise.all([bob, carol].map((p) => label(p.page).getAttribute('data-state')))).sort().join(','), { timeout: 45_000, intervals: [250] })
+    .poll(async () => {
+      const states = await Promise.all([bob, carol].map((p) => label(p.page).getAttribute('data-state')));
+      states.forEach((st, i) => { if (st === 'self') selfAt[i ? 'Carol' : 'Bob'] ??= Date.now(); });
+      return [...states].sort().join(',');
+    }, { timeout: 45_000, intervals: [250] })
     .toBe('peer,self');
-  const handoverAt = Date.now(); // within ~1.5 s after the hand-over (stats are 1 Hz, the poll 4 Hz)
   const reference = (await label(bob.page).getAttribute('data-state')) === 'self' ? 'Bob' : 'Carol';
   await expect(label(reference === 'Bob' ? carol.page : bob.page)).toHaveText(new RegExp(`Shared clock: ${reference}'s`));
   delete (pages as Partial<typeof pages>).Alice;
   await bob.page.waitForTimeout(5_000);
   const after = await read();
+  const handoverAt = selfAt[reference]!; // within ~1.25 s after it took over (stats are 1 Hz, the poll 4 Hz)
   const seconds = (Date.now() - handoverAt) / 1000;
   // The step: the shared clock before (Alice's, which the followers ran on until the hand-over)
   // against after. Carol's clock runs 300 ppm fast, so as the reference she moves the shared clock
-  // 0.3 ms a second from the machine's; Bob's does not. (Up to 1.5 s × 0.3 ms of this is unknown.)
+  // 0.3 ms a second from the machine's from the moment she takes over; Bob's does not. (Up to
+  // 1.25 s × 0.3 ms of this is unknown.)
   const runOn = reference === 'Carol' ? 0.3 * seconds : 0;
   const step = after.shared[0]! - before.shared[1]!;
   console.log(`${reference} took over; shared − machine before ${before.shared.map((x) => x.toFixed(3)).join(' / ')}, after ${after.shared.map((x) => x.toFixed(3)).join(' / ')} ms (${seconds.toFixed(1)} s after; expected run-on ${runOn.toFixed(2)} ms)`);

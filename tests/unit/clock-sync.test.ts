@@ -82,7 +82,7 @@ describe('PeerClock', () => {
 });
 
 describe('SharedClock', () => {
-  test('as reference: our clock plus the base; following: the peer plus its base; a hold keeps the last', () => {
+  test('as reference: our clock plus the base; following: the peer plus its base; a hold runs on at the departed peer\'s rate', () => {
     const { clock, end } = simulate({ seconds: 5, offset: 20, ppm: 0, base: 0.1, jitter: 1, seed: 3 });
     const s = new SharedClock();
     assert.equal(s.offsetAt(end), null, 'nothing to follow yet');
@@ -93,7 +93,19 @@ describe('SharedClock', () => {
     assert.ok(Math.abs(s.offsetAt(end)! - 24) < 0.1, `shared offset ${s.offsetAt(end)}`);
     const held = s.offsetAt(end)!;
     s.ref = { kind: 'hold' };
-    assert.equal(s.offsetAt(end + 5000), held);
+    // A clock at our rate: the hold stays on the departed clock's truth (within what 5 s of
+    // exchanges tell of its rate: the PeerClock tests allow 50 ppm, 0.25 ms over 5 s).
+    assert.ok(Math.abs(held - 24) < 0.1);
+    assert.ok(Math.abs(s.offsetAt(end + 5000)! - 24) < 0.3, `held ${s.offsetAt(end + 5000)} ms against 24`);
+    // A reference 300 ppm fast leaves: the hold runs on at its rate (1.5 ms in 5 s), as every follower's does.
+    const fast = simulate({ seconds: 20, offset: 20, ppm: 300, base: 0.1, jitter: 1, seed: 3 });
+    const h = new SharedClock();
+    h.ref = { kind: 'peer', peer: fast.clock, baseMs: 0 };
+    const at = h.offsetAt(fast.end)!;
+    h.ref = { kind: 'hold' };
+    assert.ok(Math.abs(h.offsetAt(fast.end + 5000)! - at - 1.5) < 0.1, `ran on ${(h.offsetAt(fast.end + 5000)! - at).toFixed(3)} ms`);
+    h.ref = { kind: 'self', baseMs: 7 };
+    assert.equal(h.offsetAt(fast.end + 6000), 7, 'a reference of its own: its base');
   });
 });
 
