@@ -6,7 +6,11 @@ const ALPHABET = 'abcdefghijklmnopqrstuvwxyz234567'; // RFC 4648 base32, lower c
 
 /** 128 random bits as 26 base32 characters, grouped for reading aloud: xxxxx-xxxxx-…-x. */
 export function newRoomName(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return groupedBase32(crypto.getRandomValues(new Uint8Array(16)), 26);
+}
+
+/** The first `chars` base32 characters of `bytes` (which must hold 5 × chars bits), in groups of five joined by '-'. */
+export function groupedBase32(bytes: Uint8Array, chars: number): string {
   let bits = 0;
   let value = 0;
   let out = '';
@@ -19,7 +23,7 @@ export function newRoomName(): string {
     }
   }
   if (bits > 0) out += ALPHABET[(value << (5 - bits)) & 31];
-  return out.match(/.{1,5}/g)!.join('-');
+  return out.slice(0, chars).match(/.{1,5}/g)!.join('-');
 }
 
 export interface RoomLink {

@@ -20,6 +20,7 @@
 // writes back the newest it knows (it is signed: any device may restore it).
 
 import type { MixState } from '../shared/signaling-protocol.ts';
+import { groupedBase32 } from './directory.ts';
 
 /** Lesson rooms' names: this prefix, then the teacher key's fingerprint. */
 export const LESSON_PREFIX = 'lesson-';
@@ -76,7 +77,6 @@ export interface VerifiedLesson {
 
 const ALGO = { name: 'ECDSA', namedCurve: 'P-256' } as const;
 const SIGN = { name: 'ECDSA', hash: 'SHA-256' } as const;
-const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
 const enc = new TextEncoder();
 
 export function toBase64(bytes: Uint8Array): string {
@@ -101,19 +101,7 @@ export async function lessonRoomName(pub: string): Promise<string> {
   const raw = fromBase64(pub);
   if (!raw) throw new Error('not a public key');
   const hash = new Uint8Array(await crypto.subtle.digest('SHA-256', raw));
-  let bits = 0;
-  let value = 0;
-  let out = '';
-  for (const b of hash) {
-    value = ((value << 8) | b) & 0xffff;
-    bits += 8;
-    while (bits >= 5 && out.length < 26) {
-      out += BASE32[(value >>> (bits - 5)) & 31];
-      bits -= 5;
-    }
-    if (out.length === 26) break;
-  }
-  return LESSON_PREFIX + out.match(/.{1,5}/g)!.join('-');
+  return LESSON_PREFIX + groupedBase32(hash, 26);
 }
 
 /** Whether `room` is named as a lesson room (its teacher key is then fixed by the name). */
