@@ -176,17 +176,17 @@ export class SharedClock {
       this.last = r.baseMs;
       this.lastError = 0;
       this.heldPeer = null;
-    } else if (r.kind === 'peer') {
+    } else if (r.kind === 'peer' && r.peer.estimate) {
       this.heldPeer = r.peer;
       this.heldBase = r.baseMs;
-      const o = r.peer.offsetAt(nowMs);
-      if (o !== null) {
-        this.last = o + r.baseMs;
-        this.lastError = r.peer.estimate!.errorMs;
-      }
+      this.last = r.peer.offsetAt(nowMs)! + r.baseMs;
+      this.lastError = r.peer.estimate.errorMs;
     } else if (this.heldPeer) {
-      const o = this.heldPeer.offsetAt(nowMs);
-      if (o !== null) this.last = o + this.heldBase;
+      // A hold, or a reference whose clock has no estimate yet (a new channel to it, after the old
+      // one closed: its PeerClock starts empty): run on at the clock last followed. (Frozen
+      // instead, the shared clock ran at our own rate: a follower 300 ppm fast whose channel to
+      // the departed reference was re-offered held frozen for 6 s and took over 1.8 ms ahead.)
+      this.last = this.heldPeer.offsetAt(nowMs)! + this.heldBase;
     }
     return this.last;
   }

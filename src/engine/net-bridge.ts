@@ -14,6 +14,7 @@ type Handlers = {
   error: (message: string) => void;
   'capture-switched': () => void;
   'capture-ended': (reason: string) => void;
+  'clock-base': (baseMs: number) => void;
 };
 
 export class NetBridge {
@@ -25,6 +26,7 @@ export class NetBridge {
     error: new Set(),
     'capture-switched': new Set(),
     'capture-ended': new Set(),
+    'clock-base': new Set(),
   };
   readonly ready: Promise<void>;
   /** get-trace requests awaiting their `trace` answer, oldest first (the worker answers in order). */
@@ -157,6 +159,9 @@ export class NetBridge {
         return;
       case 'capture-ended':
         for (const fn of this.handlers['capture-ended']) fn(m.reason);
+        return;
+      case 'clock-base':
+        for (const fn of this.handlers['clock-base']) fn(m.baseMs);
         return;
       default:
         m satisfies never;

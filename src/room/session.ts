@@ -20,7 +20,7 @@ import { effectiveIceServers } from './ice-servers.ts';
 import { LISTING_KEY } from './open-rooms.ts';
 import { Room, writerOf, type Access } from './room.ts';
 import { SessionLog } from './session-log.ts';
-import { decideClock } from './shared-clock.ts';
+import { decideClock, type TakenBase } from './shared-clock.ts';
 import { DEFAULT_METRONOME, METRONOME_KEY, parseMetronome, type MetronomeState } from '../shared/metronome.ts';
 import { advanceFor, started, stopped, withTempo, type Advance } from './metronome-control.ts';
 import { Lesson } from './lesson.ts';
@@ -103,6 +103,8 @@ export class Session extends EventTarget {
   /** The shared clock's timeline we follow (published as MemberState.clock), and what the worker was last told (JSON). */
   private clockState: ClockState | null = null;
   private clockRefSent = '';
+  /** The base our worker fixed when we last took over the room's timeline (clock-base). */
+  private clockTaken: TakenBase | null = null;
   private readonly joinedAt = Date.now();
   /** The lesson state last applied (the log tells what changed). */
   private lessonSeen: LessonState | null = null;
@@ -240,6 +242,10 @@ export class Session extends EventTarget {
         if (peak > this.inputPeak) this.inputPeak = peak;
         if (peak >= FULL_SCALE) this.lastClipMs = Date.now();
       }, 100);
+      engine.net.on('clock-base', (baseMs) => {
+        if (this.clockState) this.clockTaken = { origin: this.clockState.origin, baseMs };
+        this.followClock();
+      });
       engine.net.on('error', (message) => this.dispatchEvent(new CustomEvent('error', { detail: message })));
       room.control.observe((ev) => {
         for (const key of ev.keysChanged) {
@@ -411,7 +417,7 @@ export class Session extends EventTarget {
     const engine = this.engine;
     if (!engine) return;
     const now = Date.now();
-    const d = decideClock(this.room.clientId, this.roster, this.clockState, this.stats?.clock.offsetMs ?? null, now, now - this.joinedAt >= CLOCK_START_WAIT_MS);
+    const d = decideClock(this.room.clientId, this.roster, this.clockState, this.clockTaken, now, now - this.joinedAt >= CLOCK_START_WAIT_MS);
     if (!d) return;
     if (JSON.stringify(d.state) !== JSON.stringify(this.clockState)) {
       this.clockState = d.state;

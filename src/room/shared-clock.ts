@@ -11,9 +11,11 @@
 //     newcomer, who starts a timeline of its own while it is alone, joins the room's on arrival,
 //     and two groups that meet agree on the older one.
 //   - Nobody present is a counting reference (ours left): its followers' lowest client id takes
-//     over, keeping the origin, and publishes as its base its last estimate of the old shared
-//     clock minus its own clock, so the shared clock runs on with no step (within the error of
-//     that estimate). Until it says so, the others hold their last offset.
+//     over, keeping the origin. Its worker fixes the base at that instant (the shared clock it
+//     held minus its own clock: clock-ref `succeed`, answered by `clock-base`) and only then does
+//     it publish itself as the reference with that base, so the shared clock runs on with no step
+//     (within the error of its last estimate). Until it says so, the others hold, running on at
+//     the departed clock's rate.
 //   - With no timeline anywhere: start one, as its reference, at base 0; but not in the first
 //     seconds after joining (`mayStart` false), while the room's awareness may still be on its
 //     way: a newcomer's own timeline could otherwise look older than the room's (its clock may be
@@ -29,12 +31,18 @@ export interface ClockDecision {
   ref: ClockRefMessage['ref'];
 }
 
+/** The base our worker fixed when we took over the timeline that began at `origin` (clock-base). */
+export interface TakenBase {
+  origin: number;
+  baseMs: number;
+}
+
 /**
- * `mine`: what we publish now (null before the first decision); `sharedOffsetMs`: our worker's
- * latest shared clock minus our clock (null before it knew one); `nowMs`: our clock; `mayStart`:
- * we may start a timeline of our own. Null: nothing to follow yet (publish nothing, hold).
+ * `mine`: what we publish now (null before the first decision); `taken`: the base our worker fixed
+ * when we last took a timeline over (null before); `nowMs`: our clock; `mayStart`: we may start a
+ * timeline of our own. Null: nothing to follow yet (publish nothing, hold).
  */
-export function decideClock(selfId: number, roster: ReadonlyMap<number, MemberState>, mine: ClockState | null, sharedOffsetMs: number | null, nowMs: number, mayStart: boolean): ClockDecision | null {
+export function decideClock(selfId: number, roster: ReadonlyMap<number, MemberState>, mine: ClockState | null, taken: TakenBase | null, nowMs: number, mayStart: boolean): ClockDecision | null {
   const stateOf = (id: number): ClockState | null | undefined => (id === selfId ? mine : roster.get(id)?.clock);
   // The counting timelines: a present participant who says it is its own reference.
   let best: { ref: number; origin: number; baseMs: number } | null = null;
@@ -53,8 +61,9 @@ export function decideClock(selfId: number, roster: ReadonlyMap<number, MemberSt
     if (!followers.includes(selfId)) followers.push(selfId);
     const successor = Math.min(...followers);
     if (successor === selfId) {
-      const base = sharedOffsetMs ?? mine.base;
-      return { state: { ref: selfId, origin: mine.origin, base }, ref: { kind: 'self', baseMs: base } };
+      // Publish ourselves only with the base our worker fixed; until it answers, keep our state.
+      if (taken?.origin !== mine.origin) return { state: mine, ref: { kind: 'succeed' } };
+      return { state: { ref: selfId, origin: mine.origin, base: taken.baseMs }, ref: { kind: 'self', baseMs: taken.baseMs } };
     }
     return { state: { ref: successor, origin: mine.origin, base: 0 }, ref: { kind: 'hold' } };
   }

@@ -151,9 +151,15 @@ export interface OutputClockMessage {
  * Which clock the room follows (src/room/shared-clock.ts): ours, a peer's, or none while the
  * reference hands over (hold the last offset). Shared clock = the reference's clock + baseMs.
  */
+/**
+ * Whose clock the room follows (src/room/shared-clock.ts). `succeed`: the reference left and we
+ * take over its timeline: the worker fixes the base at that instant (the shared clock it had
+ * minus its own clock, so the timeline runs on with no step), follows its own clock from then on,
+ * and answers `clock-base` with that base for the page to publish.
+ */
 export interface ClockRefMessage {
   type: 'clock-ref';
-  ref: { kind: 'self'; baseMs: number } | { kind: 'peer'; peerId: string; baseMs: number } | { kind: 'hold' };
+  ref: { kind: 'self'; baseMs: number } | { kind: 'peer'; peerId: string; baseMs: number } | { kind: 'hold' } | { kind: 'succeed' };
 }
 /**
  * The room's metronome (null: none yet), as the room document holds it, and our advance in ms: in
@@ -365,4 +371,10 @@ export interface CaptureEndedMessage {
   reason: string;
 }
 
-export type FromWorker = ReadyMessage | StatsMessage | TraceMessage | PeerOpenMessage | PeerClosedMessage | WorkerErrorMessage | CaptureSwitchedMessage | CaptureEndedMessage;
+/** The answer to clock-ref `succeed`: the base the worker now uses (shared = our clock + baseMs). */
+export interface ClockBaseMessage {
+  type: 'clock-base';
+  baseMs: number;
+}
+
+export type FromWorker = ReadyMessage | StatsMessage | TraceMessage | PeerOpenMessage | PeerClosedMessage | WorkerErrorMessage | CaptureSwitchedMessage | CaptureEndedMessage | ClockBaseMessage;

@@ -78,6 +78,7 @@ test('shared clock: three processes agree within 1 ms, a skewed clock is measure
   // Hand-over: Alice leaves; Bob or Carol (the lower client id) takes over, the other follows.
   const before = await read();
   await alice.close();
+  const closedAt = Date.now();
   // When each label first showed 'self' (the new reference's clock runs from then on; the other
   // may take seconds longer to follow it).
   const selfAt: Record<string, number> = {};
@@ -101,7 +102,7 @@ test('shared clock: three processes agree within 1 ms, a skewed clock is measure
   // 1.25 s × 0.3 ms of this is unknown.)
   const runOn = reference === 'Carol' ? 0.3 * seconds : 0;
   const step = after.shared[0]! - before.shared[1]!;
-  console.log(`${reference} took over; shared − machine before ${before.shared.map((x) => x.toFixed(3)).join(' / ')}, after ${after.shared.map((x) => x.toFixed(3)).join(' / ')} ms (${seconds.toFixed(1)} s after; expected run-on ${runOn.toFixed(2)} ms)`);
+  console.log(`${reference} took over; shared − machine before ${before.shared.map((x) => x.toFixed(3)).join(' / ')}, after ${after.shared.map((x) => x.toFixed(3)).join(' / ')} ms (it took over ${((handoverAt - closedAt) / 1000).toFixed(1)} s after Alice left; read ${seconds.toFixed(1)} s after that; expected run-on ${runOn.toFixed(2)} ms)`);
   expect(Math.abs(after.shared[0]! - after.shared[1]!), 'Bob and Carol agree after the hand-over').toBeLessThan(1);
   expect(Math.abs(step - runOn), 'no step at the hand-over').toBeLessThan(1);
 });

@@ -104,6 +104,10 @@ describe('SharedClock', () => {
     const at = h.offsetAt(fast.end)!;
     h.ref = { kind: 'hold' };
     assert.ok(Math.abs(h.offsetAt(fast.end + 5000)! - at - 1.5) < 0.1, `ran on ${(h.offsetAt(fast.end + 5000)! - at).toFixed(3)} ms`);
+    // The departed reference's channel is offered again (the mesh retries a closed link): its new
+    // PeerClock has no estimate yet, and the shared clock runs on at the old one's rate, not frozen.
+    h.ref = { kind: 'peer', peer: new PeerClock(), baseMs: 0 };
+    assert.ok(Math.abs(h.offsetAt(fast.end + 8000)! - at - 2.4) < 0.1, `ran on ${(h.offsetAt(fast.end + 8000)! - at).toFixed(3)} ms with an empty clock to follow`);
     h.ref = { kind: 'self', baseMs: 7 };
     assert.equal(h.offsetAt(fast.end + 6000), 7, 'a reference of its own: its base');
   });
@@ -130,23 +134,29 @@ describe('decideClock', () => {
     // And a newcomer that had already started its own (alone for a while): the older timeline wins.
     const mine: ClockState = { ref: 9, origin: 9000, base: 0 };
     roster.set(9, member(mine));
-    assert.deepEqual(decideClock(9, roster, mine, 0, 9500, true)!.ref, { kind: 'peer', peerId: '70', baseMs: 2 });
+    assert.deepEqual(decideClock(9, roster, mine, null, 9500, true)!.ref, { kind: 'peer', peerId: '70', baseMs: 2 });
     // The reference itself keeps its own.
-    assert.deepEqual(decideClock(70, roster, { ref: 70, origin: 5000, base: 2 }, 2, 9500, true)!.ref, { kind: 'self', baseMs: 2 });
+    assert.deepEqual(decideClock(70, roster, { ref: 70, origin: 5000, base: 2 }, null, 9500, true)!.ref, { kind: 'self', baseMs: 2 });
   });
 
-  test('hand-over: the lowest follower takes over with its last offset as base; the others hold until it says so', () => {
+  test('hand-over: the lowest follower has its worker fix the base, then takes over with it; the others hold until it says so', () => {
+    const followed: ClockState = { ref: 70, origin: 5000, base: 0 };
     const roster = new Map([
-      [80, member({ ref: 70, origin: 5000, base: 0 })],
-      [60, member({ ref: 70, origin: 5000, base: 0 })],
+      [80, member(followed)],
+      [60, member(followed)],
     ]); // 70 left
-    const took = decideClock(60, roster, { ref: 70, origin: 5000, base: 0 }, 12.345, 9000, true)!;
+    // First the worker fixes the base at that instant; we still publish the old timeline.
+    assert.deepEqual(decideClock(60, roster, followed, null, 9000, true), { state: followed, ref: { kind: 'succeed' } });
+    // A base fixed for another (older) timeline does not count.
+    assert.deepEqual(decideClock(60, roster, followed, { origin: 4000, baseMs: 1 }, 9000, true)!.ref, { kind: 'succeed' });
+    const took = decideClock(60, roster, followed, { origin: 5000, baseMs: 12.345 }, 9010, true)!;
     assert.deepEqual(took, { state: { ref: 60, origin: 5000, base: 12.345 }, ref: { kind: 'self', baseMs: 12.345 } });
-    const waits = decideClock(80, roster, { ref: 70, origin: 5000, base: 0 }, -3, 9000, true)!;
+    const waits = decideClock(80, roster, followed, null, 9000, true)!;
     assert.deepEqual(waits, { state: { ref: 60, origin: 5000, base: 0 }, ref: { kind: 'hold' } });
-    // Once 60 publishes, 80 follows it with its base.
+    // Once 60 publishes, 80 follows it with its base, and 60 stays the reference.
     roster.set(60, member(took.state));
-    assert.deepEqual(decideClock(80, roster, waits.state, -3, 9100, true)!.ref, { kind: 'peer', peerId: '60', baseMs: 12.345 });
+    assert.deepEqual(decideClock(80, roster, waits.state, null, 9100, true)!.ref, { kind: 'peer', peerId: '60', baseMs: 12.345 });
+    assert.deepEqual(decideClock(60, roster, took.state, { origin: 5000, baseMs: 12.345 }, 9100, true)!.ref, { kind: 'self', baseMs: 12.345 });
   });
 
   test('a remote (phone) is never a reference', () => {
