@@ -195,12 +195,18 @@ test('metronome together: three processes, one clock skewed, every click on its 
   for (const p of Object.values(pages)) expect(await takeOnsets(p), 'no click after the stop').toEqual([]);
 });
 
-// Leader mode's browser test is not yet reliable here: the strikes that reach Alice land on her beat
-// (worst 3.1 ms over 3 runs), but whole stretches of them are missing at her output (48 of 100 in the
-// last run) and why is not known yet (issue 12 stays open). Its unit tests are in metronome.test.ts.
+// Leader mode. The stretches of Bob's strikes once missing at Alice's output were the test's own:
+// every strike reached her speaker, but where her playout resamples, a strike rings ahead of its
+// peak and the output tap's silence floor lost it (worklets/test-onset-tap.ts now waits for 30 ms
+// with nothing above the onset level instead), and the microphone file's marker impulse could
+// fall just before a beat (the file is now silent). Alice's depth is manual here (see below).
+// Now every strike arrives (100 and 101 of 100 in two runs, 2026-11-25) and in steady state each lands
+// on Alice's beat (median −0.15 / 0.20 ms; a whole run within 0.37 ms), but after a stall of this
+// machine or a step of Alice's output, strikes are off by 3–13 ms for up to a few seconds until the
+// advance she publishes (a 10 s median, sent every 5 s) follows: the test stays fixme, issue 12 open.
 test.fixme("metronome leader mode: with Bob's link delayed 30 ms, what Bob plays on his click reaches Alice's speaker on her beat within 3 ms", async () => {
   test.setTimeout(240_000);
-  const silent = writeToneWav(join(TEST_TMP, 'metronome-silent.wav'), { leftHz: 440, rightHz: 440, seconds: 5, amplitude: 0 });
+  const silent = writeToneWav(join(TEST_TMP, 'metronome-silent.wav'), { leftHz: 440, rightHz: 440, seconds: 5, amplitude: 0, marker: false });
   const [alice, bob] = await Promise.all([suite.launch({ wav: suite.wav.a }), suite.launch({ wav: silent })]);
   const room = 'leader-' + Date.now();
   await joinRoom(alice.page, suite.server.url, room, 'Alice', { query: 'test=tap&onsets=1' });
@@ -210,6 +216,10 @@ test.fixme("metronome leader mode: with Bob's link delayed 30 ms, what Bob plays
   await expect(bob.page.getByTestId('shared-clock')).toHaveText(/Shared clock: Alice's/, { timeout: 15_000 });
   // At Alice's speaker only Bob (her click muted: what she hears of him is what is measured); Bob hears his click.
   await alice.page.evaluate(`(${session.toString()})().setClick(0)`);
+  // A manual depth at Alice: the automatic one still wanders on this machine (5 to 12 quanta on a
+  // quiet link, issue 9), and each change moves Bob's strikes at her speaker by the change until
+  // the advance she publishes (a median over 10 s) follows it: up to 17 ms for 10–15 s, seen here.
+  await alice.page.evaluate(`(${session.toString()})().setDepth(12, false)`);
   await bob.page.evaluate(`(${session.toString()})().setMaster(0)`);
 
   await alice.page.locator('select[name=metronome-mode]').selectOption('leader');
@@ -232,19 +242,31 @@ test.fixme("metronome leader mode: with Bob's link delayed 30 ms, what Bob plays
   const m = await metronomeOf(alice.page);
   const advance = await bob.page.evaluate(`(${session.toString()})().advance`) as { ms: number };
   await takeOnsets(alice.page);
+  await watchOutputSteps(alice.page);
   const errors: number[] = [];
+  const off: string[] = [];
+  let before = await onlyPeer(alice.page);
   for (let i = 0; i < 6; i++) {
     await alice.page.waitForTimeout(10_000);
     const ref = (await clockCheck(alice.page)).sharedMinusHostMs!;
-    // Bob's strikes are negative impulses; the fake microphone adds a positive 1 ms pulse each second.
+    // Bob's strikes are negative impulses (his microphone's file is silent, without the marker).
     const r = againstBeats(await takeOnsets(alice.page, (peak) => peak < -0.2), m, ref);
-    console.log(`beats ${r.beats[0]}..${r.beats[r.beats.length - 1]} (${r.beats.length}), worst ${worst(r.errors).toFixed(2)} ms`);
+    const steps = await alice.page.evaluate('window.__outputSteps') as OutputStep[];
+    const now = await onlyPeer(alice.page);
+    r.errors.forEach((x, k) => {
+      const due = m.startMs + r.beats[k]! * (60_000 / m.bpm) - ref;
+      if (Math.abs(x) > 3) off.push(`beat ${r.beats[k]} ${x.toFixed(2)} ms${atStep(steps, due) ? ' (at an output step)' : ''}`);
+    });
+    console.log(`beats ${r.beats[0]}..${r.beats[r.beats.length - 1]} (${r.beats.length}), worst ${worst(r.errors).toFixed(2)} ms; Alice's depth ${before.depth} → ${now.depth}, one-way ${now.oneWayMs?.p50} ms, Bob's advance ${(await bob.page.evaluate(`(${session.toString()})().advance`) as { ms: number }).ms} ms`);
+    before = now;
     errors.push(...r.errors);
   }
+  const steps = await alice.page.evaluate('window.__outputSteps') as OutputStep[];
   const sorted = [...errors].sort((x, y) => x - y);
   const nowAdvance = await bob.page.evaluate(`(${session.toString()})().advance`) as { ms: number };
   console.log(`Bob's advance ${advance.ms} ms (then ${nowAdvance.ms} ms); at Alice's speaker ${errors.length} of Bob's strikes, error median ${sorted[sorted.length >> 1]?.toFixed(2)} ms, worst ${worst(errors).toFixed(2)} ms`);
   expect(advance.ms, 'the advance covers the 30 ms added to the link').toBeGreaterThan(30);
   expect(errors.length, 'a strike on every beat for 60 s at 100 bpm').toBeGreaterThanOrEqual(95);
+  console.log(`beyond 3 ms: ${off.join(', ') || 'none'}; Alice's output steps ${steps.map((x) => `${x.ms.toFixed(1)} ms`).join(', ') || 'none'}`);
   expect(worst(errors), "Bob's strikes on Alice's beat within 3 ms").toBeLessThanOrEqual(3);
 });

@@ -16,6 +16,8 @@ export interface ToneSpec {
    * file repeats, so a position found in it is the only one (the tones alone repeat every 50 ms).
    */
   noise?: number;
+  /** The 1 ms marker impulse every second (default true); off for a file that must stay silent. */
+  marker?: boolean;
 }
 
 export function toneWav(spec: ToneSpec, sampleRate = 48_000): Buffer {
@@ -35,7 +37,7 @@ export function toneWav(spec: ToneSpec, sampleRate = 48_000): Buffer {
     return (spec.noise ?? 0) * (seed / 2 ** 31 - 1);
   };
   for (let i = 0; i < frames; i++) {
-    const marker = i % sampleRate < 48 ? 0.45 : 0; // 1 ms impulse train once per second
+    const marker = spec.marker !== false && i % sampleRate < 48 ? 0.45 : 0; // 1 ms impulse train once per second
     put(amp * Math.sin((2 * Math.PI * spec.leftHz * i) / sampleRate) + marker + noise(), i * 2 * bytes);
     put(amp * Math.sin((2 * Math.PI * spec.rightHz * i) / sampleRate) + marker + noise(), i * 2 * bytes + bytes);
   }
