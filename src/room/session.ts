@@ -12,7 +12,7 @@ import { MAX_ROOM_TITLE, parseControlRequest, type MemberState, type MixState, t
 import { AudioEngine, type EngineOptions } from '../engine/audio-engine.ts';
 import type { RecorderBridge } from '../engine/recorder-bridge.ts';
 import { TrackRegistry, memberId } from './track-registry.ts';
-import { CLIP_HOLD_SECONDS, lightKey, qualitySummary } from './quality-summary.ts';
+import { CLIP_HOLD_SECONDS, advanceMoved, lightKey, qualitySummary } from './quality-summary.ts';
 import { QUALITY_WINDOW } from '../ui/quality.ts';
 import { AudioMesh, type RemoteMember } from './audio-mesh.ts';
 import { DeviceChoice } from './device-choice.ts';
@@ -405,8 +405,12 @@ export class Session extends EventTarget {
     const clipping = now - this.lastClipMs < CLIP_HOLD_SECONDS * 1000;
     const q = qualitySummary(peers, this.inputPeak, clipping, depth);
     this.inputPeak = 0;
-    // Awareness resends our whole state to everyone: at once when a light would change, else every 5 s.
-    if (this.publishedQuality && lightKey(q) === lightKey(this.publishedQuality) && now - this.publishedQualityAt < QUALITY_REFRESH_MS) return;
+    // Awareness resends our whole state to everyone: at once when a light would change (or, leading
+    // a leader-mode metronome, when a member's one-way delay moved: their advance), else every 5 s.
+    const m = this.metronome;
+    const leading = m !== null && m.startMs !== null && m.mode === 'leader' && m.leader === this.room.clientId;
+    const p = this.publishedQuality;
+    if (p && lightKey(q) === lightKey(p) && !(leading && advanceMoved(q, p)) && now - this.publishedQualityAt < QUALITY_REFRESH_MS) return;
     this.publishedQuality = q;
     this.publishedQualityAt = now;
     this.room.patchSelf({ quality: q });

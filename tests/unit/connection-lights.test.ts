@@ -3,7 +3,7 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { lightKey, peakDb, qualitySummary } from '../../src/room/quality-summary.ts';
+import { advanceMoved, lightKey, peakDb, qualitySummary } from '../../src/room/quality-summary.ts';
 import type { MemberState, QualitySummary } from '../../src/shared/signaling-protocol.ts';
 import { parseMemberState } from '../../src/shared/signaling-protocol.ts';
 import type { PeerStats } from '../../src/shared/worker-protocol.ts';
@@ -59,4 +59,18 @@ test('lights: each pair is the worse of its two directions; the same from the su
   assert.equal(notes.find((n) => n.name === 'Bob')!.clipping, true);
   assert.match(notes.find((n) => n.name === 'Bob')!.text!, /^input clipping · input peak -12\.0 dBFS · depth 5/);
   assert.equal(notes.find((n) => n.name === 'Dan')!.text, null);
+});
+
+test("quality summary: the one-way delay is the newest second's, and a move of 0.5 ms or more is a reason to republish (leader mode)", () => {
+  const oneWay = (t: number, ms: number | null): PeerStats => ({ ...stats(t, 0), oneWayMs: ms === null ? null : { p50: ms, p99: ms + 2 } }) as PeerStats;
+  // A stall moved the playout 13 ms later in the last second: the summary says so at once (a
+  // median over the window would still say 55).
+  const history = new Map([['7', [...Array.from({ length: 9 }, (_, t) => oneWay(t + 1, 55)), oneWay(10, 68.04)]], ['9', [oneWay(1, 40), oneWay(2, null)]]]);
+  const s = qualitySummary(history, 0.1, false, 8);
+  assert.equal(s.heard['7']!.oneWayMs, 68);
+  assert.equal(s.heard['9']!.oneWayMs, 40, 'a second without a figure keeps the last one');
+  const was = { ...s, heard: { ...s.heard, '7': { ...s.heard['7']!, oneWayMs: 67.6 } } };
+  assert.equal(advanceMoved(s, was), false, '0.4 ms: not yet');
+  assert.equal(advanceMoved(s, { ...s, heard: { ...s.heard, '7': { ...s.heard['7']!, oneWayMs: 67.5 } } }), true);
+  assert.equal(advanceMoved(s, { ...s, heard: { '9': s.heard['9']! } }), true, 'a peer newly measured');
 });
