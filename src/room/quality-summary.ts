@@ -6,17 +6,17 @@
 // moved: advanceMoved) and every 5 s otherwise, and every member's view pairs the two ends of each
 // link (src/ui/connection-lights.ts).
 
+import { AMBER_PERCENT, RED_PERCENT } from '../ui/connection-lights.ts';
+import { QUALITY_WINDOW, glitchPercent, qualityInput } from '../ui/quality.ts';
+import type { QualitySummary } from '../shared/signaling-protocol.ts';
+import type { PeerStats } from '../shared/worker-protocol.ts';
+
 /**
  * A one-way delay that moved this much (ms) since it was published is published again at once by
  * a leader-mode metronome's leader: each member's clicks are advanced by it, and a change of the
  * leader's playout (a depth change, a stall) moves every member's strikes by as much until then.
  */
 export const ADVANCE_REPUBLISH_MS = 0.5;
-
-import { AMBER_PERCENT, RED_PERCENT } from '../ui/connection-lights.ts';
-import { QUALITY_WINDOW, glitchPercent, qualityInput } from '../ui/quality.ts';
-import type { QualitySummary } from '../shared/signaling-protocol.ts';
-import type { PeerStats } from '../shared/worker-protocol.ts';
 
 /** Seconds the input's clipping stays reported after the last sample at full scale. */
 export const CLIP_HOLD_SECONDS = 10;
@@ -52,7 +52,8 @@ export function qualitySummary(peers: ReadonlyMap<string, readonly PeerStats[]>,
  * depth, and which peers are reported. Two summaries with the same key draw the same lights.
  */
 export function lightKey(q: QualitySummary): string {
-  return lightKeyOf(q);
+  const cls = (p: number): number => (p >= RED_PERCENT ? 2 : p >= AMBER_PERCENT ? 1 : 0);
+  return JSON.stringify([Object.entries(q.heard).map(([id, h]) => [id, cls(h.glitchPercent)]).sort(), q.clipping, q.depth]);
 }
 
 /** Whether any peer's one-way delay in `q` moved by ADVANCE_REPUBLISH_MS or more from `published` (or appeared). */
@@ -63,9 +64,4 @@ export function advanceMoved(q: QualitySummary, published: QualitySummary): bool
     if (was === undefined || Math.abs(h.oneWayMs - was) >= ADVANCE_REPUBLISH_MS) return true;
   }
   return false;
-}
-
-function lightKeyOf(q: QualitySummary): string {
-  const cls = (p: number): number => (p >= RED_PERCENT ? 2 : p >= AMBER_PERCENT ? 1 : 0);
-  return JSON.stringify([Object.entries(q.heard).map(([id, h]) => [id, cls(h.glitchPercent)]).sort(), q.clipping, q.depth]);
 }
