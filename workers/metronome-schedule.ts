@@ -24,6 +24,9 @@ export interface ClockNow {
 
 export class MetronomeSchedule {
   private state: MetronomeState | null = null;
+  /** Our advance as the page gave it (the leader's figure in the room's awareness). */
+  private pageAdvance = 0;
+  /** The advance in use: the leader's fresh report on the audio channel, else pageAdvance. */
   private advance = 0;
   private runId = 0;
   /** The seqlock's count (MET_I32.GEN): even between writes. */
@@ -41,12 +44,18 @@ export class MetronomeSchedule {
   set(state: MetronomeState | null, advanceMs: number): void {
     if (state?.startMs !== this.state?.startMs) this.runId++;
     this.state = state;
-    this.advance = Number.isFinite(advanceMs) ? advanceMs : 0;
+    this.pageAdvance = Number.isFinite(advanceMs) ? advanceMs : 0;
+    this.advance = this.pageAdvance;
   }
 
-  /** Publishes the schedule for the playback worklet as the clocks stand now. */
-  tick(clock: ClockNow, speaker: SpeakerTime): void {
+  /**
+   * Publishes the schedule for the playback worklet as the clocks stand now. `reportedMs`: in
+   * leader mode, the leader's latest report of our one-way delay on the audio channel (null: none
+   * fresh; the page's figure stands in).
+   */
+  tick(clock: ClockNow, speaker: SpeakerTime, reportedMs: number | null = null): void {
     const m = this.state;
+    this.advance = reportedMs ?? this.pageAdvance;
     this.sharedMinusWall = null;
     if (!m || m.startMs === null) return this.stop('off');
     if (clock.sharedOffsetMs === null) return this.stop('no-clock');

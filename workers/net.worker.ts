@@ -9,7 +9,7 @@ import type { InputChannels } from '../src/shared/input-channels.ts';
 import { DEFAULT_DEPTH, MAX_PEERS, QUANTUM_FRAMES, clampDepth } from '../src/shared/constants.ts';
 import { CAP_I32, CaptureViews, HEARD_F64, HEARD_I32, HeardViews, MetronomeViews, PEER_I32, PLAY_F32, PlaybackViews, type HeardMemory, type RecordMemory } from '../src/shared/memory-layout.ts';
 import type { MetronomeState } from '../src/shared/metronome.ts';
-import { ControlKind, VERSION_CLOCK, type SendBits } from '../src/shared/wire.ts';
+import { ControlKind, VERSION_CLOCK, VERSION_ONE_WAY, type SendBits } from '../src/shared/wire.ts';
 import type { ClockRefMessage, FromWorker, InitMessage, PeerClosedReason, PeerStats, SharedClockStats, TestOptions, ToWorker } from '../src/shared/worker-protocol.ts';
 import { ArrivalTrace } from './arrival-stats.ts';
 import { SharedClock } from './clock-sync.ts';
@@ -69,6 +69,8 @@ class NetWorker {
   private readonly asksClocks: boolean;
   /** The room's metronome at our speaker. */
   private readonly metronome: MetronomeSchedule;
+  /** Leader mode: the leader we follow (its one-way reports set our advance); null otherwise. */
+  private leaderPeerId: string | null = null;
 
   constructor(init: Omit<InitMessage, 'type'>) {
     this.cap = new CaptureViews(init.capture);
@@ -192,6 +194,7 @@ class NetWorker {
       if (p.controller.target !== w.depthTarget) w.setDepth(p.controller.target);
       w.setRate(p.controller.rate);
       w.setTrimAbove(p.controller.trimAbove());
+      if (p.wire >= VERSION_ONE_WAY) this.receiver.sendOneWay(p);
     }
   }
 
@@ -213,16 +216,23 @@ class NetWorker {
     for (const p of this.peerList) if (p.wire >= VERSION_CLOCK) this.receiver.sendClockRequest(p);
   }
 
-  /** The room's metronome (null: none) and our advance (leader mode), from the page. */
-  setMetronome(state: MetronomeState | null, advanceMs: number): void {
+  /**
+   * The room's metronome (null: none) and our advance (leader mode), from the page, with the
+   * leader's peer id while we follow one (its reports on the audio channel then set the advance).
+   */
+  setMetronome(state: MetronomeState | null, advanceMs: number, leaderPeerId: string | null): void {
     this.metronome.set(state, advanceMs);
+    this.leaderPeerId = leaderPeerId;
     this.scheduleMetronome();
   }
 
   /** 20 Hz, and at each change: the metronome's next beats at our speaker. */
   private scheduleMetronome(): void {
     const own = this.clockNow();
-    this.metronome.tick({ ownMs: own, wallMs: performance.timeOrigin + performance.now(), sharedOffsetMs: this.shared.offsetAt(own) }, this.speaker);
+    // Leader mode: the leader's latest report of our one-way delay, if fresh (else the page's).
+    const leader = this.leaderPeerId === null ? undefined : this.peers.get(this.leaderPeerId);
+    const reported = leader ? leader.oneWayReports.theirs(performance.now()) : null;
+    this.metronome.tick({ ownMs: own, wallMs: performance.timeOrigin + performance.now(), sharedOffsetMs: this.shared.offsetAt(own) }, this.speaker, reported);
   }
 
   /** The page says whose clock the room follows (src/room/shared-clock.ts). */
@@ -471,7 +481,7 @@ self.onmessage = (ev: MessageEvent<ToWorker>) => {
       worker!.setClockRef(msg.ref);
       break;
     case 'set-metronome':
-      worker!.setMetronome(msg.state, msg.advanceMs);
+      worker!.setMetronome(msg.state, msg.advanceMs, msg.leaderPeerId);
       break;
     case 'output-clock':
       worker!.outputClock(msg.contextTime, msg.wallMs);

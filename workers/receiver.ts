@@ -7,7 +7,7 @@
 
 import { JITTER_SLOTS, LOOPBACK_MARKER, QUANTUM_FRAMES, QUANTUM_MS } from '../src/shared/constants.ts';
 import { PLAY_I32, slotOf, type PlaybackViews } from '../src/shared/memory-layout.ts';
-import { CLOCK, ControlKind, FLAG, HEADER, MAGIC_VERSION_BYTE, Reject, SampleFormat, decodeHeader, encodeClockReply, encodeClockRequest, encodeControl, quantise, readSample, newHeader, BYTES_PER_SAMPLE, type PacketHeader } from '../src/shared/wire.ts';
+import { CLOCK, ControlKind, FLAG, HEADER, MAGIC_VERSION_BYTE, Reject, SampleFormat, decodeHeader, encodeClockReply, encodeClockRequest, encodeControl, encodeOneWay, quantise, readSample, newHeader, BYTES_PER_SAMPLE, type PacketHeader } from '../src/shared/wire.ts';
 import type { FromWorker, TestOptions } from '../src/shared/worker-protocol.ts';
 import type { ArrivalTrace } from './arrival-stats.ts';
 import { Arrival } from './jitter-writer.ts';
@@ -106,7 +106,11 @@ export class Receiver {
         // speaker 11.6 ms *before* our playout). So its time is at least now, a lower bound.
         const next = (Atomics.load(this.play.i32, PLAY_I32.FRAME_BASE) + QUANTUM_FRAMES * Atomics.load(this.play.i32, PLAY_I32.QUANTA)) | 0;
         const nextMs = this.speaker.wallOf(next, arrivalMs);
-        if (nextMs !== null) peer.oneWay.add(transitUs / 1000 + Math.max(0, nextMs - arrivalMs) + (marginFrames / QUANTUM_FRAMES) * QUANTUM_MS);
+        if (nextMs !== null) {
+          const oneWayMs = transitUs / 1000 + Math.max(0, nextMs - arrivalMs) + (marginFrames / QUANTUM_FRAMES) * QUANTUM_MS;
+          peer.oneWay.add(oneWayMs);
+          peer.oneWayReports.add(oneWayMs);
+        }
       }
       if (arrival === Arrival.ON_TIME || arrival === Arrival.RESYNC) peer.ifdv.add(h.sequence, arrivalMs, h.captureTimeUs / 1000);
       if (this.trace) this.trace.add(peer.id, h.sequence, arrivalMs, h.captureTimeUs / 1000);
@@ -145,6 +149,15 @@ export class Receiver {
     peer.channel.send(this.control.subarray(0, n));
   }
 
+  /** 10 Hz: the one-way delay of `peer`'s audio to our speaker since the last report, to `peer` (its app takes them: wire ≥ 4). */
+  sendOneWay(peer: RemotePeer): void {
+    const ms = peer.oneWayReports.take();
+    if (ms === null || peer.channel.readyState !== 'open') return;
+    peer.oneWayReports.sentId = (peer.oneWayReports.sentId + 1) >>> 0;
+    const n = encodeOneWay(this.controlView, peer.oneWayReports.sentId, ms * 1000);
+    peer.channel.send(this.control.subarray(0, n));
+  }
+
   /** `at`: our clock when the packet was taken from the channel (a clock exchange's t2 or t4). */
   private onControl(peer: RemotePeer, h: PacketHeader, at: number): void {
     switch (h.control) {
@@ -167,6 +180,9 @@ export class Receiver {
         return;
       case ControlKind.ECHO_OFF:
         peer.echo = false;
+        return;
+      case ControlKind.ONE_WAY:
+        peer.oneWayReports.received(h.controlId, h.controlTime / 1000, performance.now());
         return;
     }
   }

@@ -9,6 +9,7 @@ import { PeerClock } from './clock-sync.ts';
 import type { DepthController } from './depth-controller.ts';
 import type { JitterWriter } from './jitter-writer.ts';
 import { LatencyWindow } from './latency-window.ts';
+import { OneWayReports } from './one-way-reports.ts';
 import { SendGovernor } from './send-governor.ts';
 import { SendQueue } from './send-queue.ts';
 import { ShownDrift } from './shown-drift.ts';
@@ -21,6 +22,8 @@ export class RemotePeer {
   readonly latency = new LatencyWindow();
   /** One-way delay: capture stamp → our speaker, from the output clock (PeerStats.oneWayMs). */
   readonly oneWay = new LatencyWindow();
+  /** The same delay reported to the peer ten times a second, and the peer's report of ours (peers whose wire ≥ 4). */
+  readonly oneWayReports = new OneWayReports();
   readonly ifdv = new IfdvWindow();
   /** The clock drift shown for this sender (the playout rate has its own, in the controller). */
   readonly drift = new ShownDrift();

@@ -65,8 +65,8 @@ export class NetBridge {
     this.post({ type: 'set-depth', depth, adaptive });
   }
   /** The room's metronome (null: none) and our advance in ms (leader mode, else 0). */
-  setMetronome(state: MetronomeState | null, advanceMs: number): void {
-    this.post({ type: 'set-metronome', state, advanceMs });
+  setMetronome(state: MetronomeState | null, advanceMs: number, leaderPeerId: string | null): void {
+    this.post({ type: 'set-metronome', state, advanceMs, leaderPeerId });
   }
   /** Whose clock the room follows (src/room/shared-clock.ts). */
   setClockRef(ref: ClockRefMessage['ref']): void {

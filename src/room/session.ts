@@ -294,10 +294,13 @@ export class Session extends EventTarget {
     if (raw !== undefined && !m) return;
     this.metronome = m;
     this.advance = advanceFor(m, this.room.clientId, this.roster);
-    const json = JSON.stringify([m, this.advance.ms]);
+    // A member following a leader: the leader's reports on the audio channel set the advance in
+    // the network worker while they come (PROTOCOL.md §1.8b); this one is the fallback.
+    const leaderPeerId = m && (this.advance.why === 'leader' || this.advance.why === 'measuring') && m.leader !== null ? String(m.leader) : null;
+    const json = JSON.stringify([m, this.advance.ms, leaderPeerId]);
     if (json !== this.metronomeSent && this.engine) {
       this.metronomeSent = json;
-      this.engine.net.setMetronome(m, this.advance.ms);
+      this.engine.net.setMetronome(m, this.advance.ms, leaderPeerId);
     }
     this.changed();
   }

@@ -33,8 +33,14 @@ export const VERSION_PCM24 = 2;
  * with version 3 is `bad-version`. Sent only to a peer whose member state says `wire` ≥ 3.
  */
 export const VERSION_CLOCK = 3;
+/**
+ * Version 4: the ONE_WAY control packet (the 12-byte control layout; it carries version 4 and
+ * nothing else does): how long the sender's audio takes from our capture stamp to its speaker, as
+ * the sender of the packet measures it. Sent only to a peer whose member state says `wire` ≥ 4.
+ */
+export const VERSION_ONE_WAY = 4;
 /** The highest version this decoder accepts (published as MemberState.wire). */
-export const WIRE_VERSION = VERSION_CLOCK;
+export const WIRE_VERSION = VERSION_ONE_WAY;
 
 /** Flag bits. Bits not defined here must be zero in version 1. */
 export const FLAG = {
@@ -68,6 +74,13 @@ export const ControlKind = {
   CLOCK_REQUEST: 5,
   /** (v3) The answer: T1 echoed, T2 = the answerer's clock when the request came, T3 = when it answered. */
   CLOCK_REPLY: 6,
+  /**
+   * (v4) Your audio reaches my speaker `time` µs after its capture stamp (the median of the
+   * packets of about the last 100 ms); `id` counts up by one per report, so a report that the
+   * unordered channel delivers after a newer one is dropped. Leader mode advances a member's
+   * clicks by it (docs/ARCHITECTURE.md §12c).
+   */
+  ONE_WAY: 7,
 } as const;
 export type ControlKind = (typeof ControlKind)[keyof typeof ControlKind];
 
@@ -336,6 +349,13 @@ export function encodeControl(view: DataView, kind: ControlKind, id: number, tim
   return CONTROL.SIZE;
 }
 
+/** Encode a one-way report (v4) into `view`: report `id`, `us` µs from the peer's capture stamp to our speaker; returns its length. */
+export function encodeOneWay(view: DataView, id: number, us: number): number {
+  encodeControl(view, ControlKind.ONE_WAY, id, Math.max(0, Math.min(0xffffffff, Math.round(us))));
+  view.setUint8(HEADER.MAGIC_VERSION, (MAGIC << 4) | VERSION_ONE_WAY);
+  return CONTROL.SIZE;
+}
+
 /** Encode a clock request (v3) into `view`; returns its length. */
 export function encodeClockRequest(view: DataView, id: number, t1: number): number {
   view.setUint8(HEADER.MAGIC_VERSION, (MAGIC << 4) | VERSION_CLOCK);
@@ -367,9 +387,11 @@ export function decodeHeader(view: DataView, h: PacketHeader): Reject {
   if (mv >> 4 !== MAGIC) return Reject.BAD_MAGIC;
   const version = mv & 0x0f;
   const flags = view.getUint8(HEADER.FLAGS);
-  // (len ≥ 12 here.) Version 3 is a clock packet's and nothing else's.
-  const clockKind = flags === FLAG.CONTROL && (view.getUint8(CONTROL.KIND) === ControlKind.CLOCK_REQUEST || view.getUint8(CONTROL.KIND) === ControlKind.CLOCK_REPLY);
-  if (version !== VERSION && version !== VERSION_PCM24 && !(version === VERSION_CLOCK && clockKind)) return Reject.BAD_VERSION;
+  // (len ≥ 12 here.) Version 3 is a clock packet's and nothing else's; version 4 a one-way report's.
+  const kindByte = view.getUint8(CONTROL.KIND);
+  const clockKind = flags === FLAG.CONTROL && (kindByte === ControlKind.CLOCK_REQUEST || kindByte === ControlKind.CLOCK_REPLY);
+  const oneWayKind = flags === FLAG.CONTROL && kindByte === ControlKind.ONE_WAY;
+  if (version !== VERSION && version !== VERSION_PCM24 && !(version === VERSION_CLOCK && clockKind) && !(version === VERSION_ONE_WAY && oneWayKind)) return Reject.BAD_VERSION;
   if (len < HEADER.SIZE && (flags & FLAG.CONTROL) === 0) return Reject.TOO_SHORT;
   if ((flags & ~KNOWN_FLAGS) !== 0) return Reject.BAD_FLAGS;
   if ((flags & FLAG.CONTROL) !== 0) {
@@ -378,7 +400,8 @@ export function decodeHeader(view: DataView, h: PacketHeader): Reject {
     const clock = version === VERSION_CLOCK; // and so a clock kind (above)
     const size = !clock ? CONTROL.SIZE : kind === ControlKind.CLOCK_REQUEST ? CLOCK.REQUEST_SIZE : CLOCK.REPLY_SIZE;
     if (len !== size) return Reject.BAD_CONTROL;
-    if ((!clock && (kind < ControlKind.PING || kind > ControlKind.ECHO_OFF)) || view.getUint8(3) !== 0) return Reject.BAD_CONTROL;
+    const oneWay = version === VERSION_ONE_WAY; // and so a one-way kind (above)
+    if ((!clock && !oneWay && (kind < ControlKind.PING || kind > ControlKind.ECHO_OFF)) || view.getUint8(3) !== 0) return Reject.BAD_CONTROL;
     h.flags = flags;
     h.control = kind;
     h.controlId = view.getUint32(CONTROL.ID, true);

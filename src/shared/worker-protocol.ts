@@ -170,6 +170,12 @@ export interface SetMetronomeMessage {
   type: 'set-metronome';
   state: MetronomeState | null;
   advanceMs: number;
+  /**
+   * Leader mode, for a member who follows a leader: the leader's peer id. The network worker then
+   * takes the advance from the leader's one-way reports on the audio channel while they are fresh
+   * (PROTOCOL.md §1.8b), and falls back to `advanceMs`. Null otherwise.
+   */
+  leaderPeerId: string | null;
 }
 export type ToWorker =
   | ClockRefMessage

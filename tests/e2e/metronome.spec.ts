@@ -17,7 +17,8 @@
 // follows the step within about 0.2 s (workers/speaker-time.ts). The test samples each page's
 // output clock every 20 ms to find those steps, and allows at most one click per step off.
 // Leader: Bob's link to Alice delayed 30 ms; Bob strikes exactly on the clicks he hears (the
-// playOnBeat switch); his strikes must reach Alice's speaker on Alice's beats within 3 ms.
+// playOnBeat switch); his strikes must reach Alice's speaker on Alice's beats within 3 ms, through
+// six stalls of Alice's browser (at most the one strike on its way at each stall spoiled).
 
 import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
@@ -26,6 +27,7 @@ import { delta, onlyPeer, waitForPeers } from '../support/stats.ts';
 import { clockCheck } from '../support/taps.ts';
 import { TEST_TMP, roomSuite } from '../support/suite.ts';
 import { writeToneWav } from '../support/wav.ts';
+import { stall } from '../support/stall.ts';
 
 const suite = roomSuite('metronome', { build: 'test' });
 const QUANTUM_MS = (128 / 48_000) * 1000;
@@ -195,19 +197,19 @@ test('metronome together: three processes, one clock skewed, every click on its 
   for (const p of Object.values(pages)) expect(await takeOnsets(p), 'no click after the stop').toEqual([]);
 });
 
-// Leader mode. The stretches of Bob's strikes once missing at Alice's output were the test's own:
-// every strike reached her speaker, but where her playout resamples, a strike rings ahead of its
-// peak and the output tap's silence floor lost it (worklets/test-onset-tap.ts now waits for 30 ms
-// with nothing above the onset level instead), and the microphone file's marker impulse could
-// fall just before a beat (the file is now silent). Alice's depth is manual here (see below).
-// Now every strike arrives (100 and 101 of 100 in two runs, 2026-11-25) and in steady state each lands
-// on Alice's beat (median −0.15 / 0.20 ms; a whole run within 0.37 ms), but after a stall of this
-// machine or a step of Alice's output, strikes were off by 3–13 ms for up to a few seconds until the
-// advance she publishes (then a 10 s median, sent every 5 s) followed. The advance now is the newest
-// second's figure, republished by the leader as soon as it moves 0.5 ms: two runs since passed
-// (worst 2.89 and 1.05 ms, 100 and 101 strikes) but neither met a stall, and the first second after
-// one is still off by the stall; the test stays fixme until it holds through stalls (issue 12 open).
-test.fixme("metronome leader mode: with Bob's link delayed 30 ms, what Bob plays on his click reaches Alice's speaker on her beat within 3 ms", async () => {
+// Leader mode. Bob strikes exactly on the clicks he hears (the playOnBeat switch: an impulse at
+// the sample his capture stamps as the beat less his advance); his strikes, found in Alice's output
+// by the output tap, must land on her beat. Alice's depth is manual (see below).
+// To prove it holds through a busy machine, the test stalls Alice's whole browser six times
+// (SIGSTOP of its process group for 25-50 ms, tests/support/stall.ts): her output resumes that much
+// later and Bob's audio piles up in her playout, so her one-way delay from Bob jumps and then comes
+// back as the playout drains. A strike already on its way then cannot be helped; every other one
+// must be on the beat: each strike more than 3 ms off must be within a second of a stall or of a
+// step of Alice's output, and at most one per such event. Before the leader's one-way reports on
+// the audio channel (PROTOCOL.md §1.8b), Bob's advance came through the room's awareness, a
+// second's median a second or more late: in one run 12 strikes off around the six stalls, one
+// stall's five of them over 2.6 s (+24.0, +11.5, −4.1, −6.8, −3.2 ms).
+test("metronome leader mode: with Bob's link delayed 30 ms, what Bob plays on his click reaches Alice's speaker on her beat within 3 ms", async () => {
   test.setTimeout(240_000);
   const silent = writeToneWav(join(TEST_TMP, 'metronome-silent.wav'), { leftHz: 440, rightHz: 440, seconds: 5, amplitude: 0, marker: false });
   const [alice, bob] = await Promise.all([suite.launch({ wav: suite.wav.a }), suite.launch({ wav: silent })]);
@@ -220,8 +222,7 @@ test.fixme("metronome leader mode: with Bob's link delayed 30 ms, what Bob plays
   // At Alice's speaker only Bob (her click muted: what she hears of him is what is measured); Bob hears his click.
   await alice.page.evaluate(`(${session.toString()})().setClick(0)`);
   // A manual depth at Alice: the automatic one still wanders on this machine (5 to 12 quanta on a
-  // quiet link, issue 9), and each change moves Bob's strikes at her speaker by the change until
-  // the advance she publishes (a median over 10 s) follows it: up to 17 ms for 10–15 s, seen here.
+  // quiet link, issue 9); what is measured here is the advance following Alice's playout.
   await alice.page.evaluate(`(${session.toString()})().setDepth(12, false)`);
   await bob.page.evaluate(`(${session.toString()})().setMaster(0)`);
 
@@ -229,8 +230,8 @@ test.fixme("metronome leader mode: with Bob's link delayed 30 ms, what Bob plays
   await startAt(alice.page, 100);
   await expect(alice.page.getByTestId('metronome-status')).toHaveText(/you lead/, { timeout: 5_000 });
   await expect(bob.page.getByTestId('metronome-status')).toHaveText(/Alice leads: your clicks come \d+\.\d ms early/, { timeout: 20_000 });
-  // Alice's automatic depth settles on the delayed link (until then late frames are concealed, and a
-  // strike in one is lost), and the advance she publishes (a median over 10 s) with it.
+  // Alice's playout settles on the delayed link (until then late frames are concealed, and a strike
+  // in one is lost).
   let prev = await onlyPeer(alice.page);
   let clean = 0;
   for (let i = 0; i < 30 && clean < 3; i++) {
@@ -246,30 +247,46 @@ test.fixme("metronome leader mode: with Bob's link delayed 30 ms, what Bob plays
   const advance = await bob.page.evaluate(`(${session.toString()})().advance`) as { ms: number };
   await takeOnsets(alice.page);
   await watchOutputSteps(alice.page);
-  const errors: number[] = [];
-  const off: string[] = [];
+  const strikes: { beat: number; dueMs: number; errorMs: number }[] = [];
   let before = await onlyPeer(alice.page);
+  const stalls: { fromMs: number; toMs: number }[] = [];
   for (let i = 0; i < 6; i++) {
-    await alice.page.waitForTimeout(10_000);
+    // A stall of Alice's whole browser in each 10 s (25-50 ms, 3-8 s into the window).
+    await alice.page.waitForTimeout(3_000 + 1_000 * i);
+    stalls.push(await stall(alice.browser, 25 + 5 * i));
+    await alice.page.waitForTimeout(7_000 - 1_000 * i);
     const ref = (await clockCheck(alice.page)).sharedMinusHostMs!;
     // Bob's strikes are negative impulses (his microphone's file is silent, without the marker).
     const r = againstBeats(await takeOnsets(alice.page, (peak) => peak < -0.2), m, ref);
-    const steps = await alice.page.evaluate('window.__outputSteps') as OutputStep[];
     const now = await onlyPeer(alice.page);
-    r.errors.forEach((x, k) => {
-      const due = m.startMs + r.beats[k]! * (60_000 / m.bpm) - ref;
-      if (Math.abs(x) > 3) off.push(`beat ${r.beats[k]} ${x.toFixed(2)} ms${atStep(steps, due) ? ' (at an output step)' : ''}`);
-    });
-    console.log(`beats ${r.beats[0]}..${r.beats[r.beats.length - 1]} (${r.beats.length}), worst ${worst(r.errors).toFixed(2)} ms; Alice's depth ${before.depth} → ${now.depth}, one-way ${now.oneWayMs?.p50} ms, Bob's advance ${(await bob.page.evaluate(`(${session.toString()})().advance`) as { ms: number }).ms} ms`);
+    r.errors.forEach((x, k) => strikes.push({ beat: r.beats[k]!, dueMs: m.startMs + r.beats[k]! * (60_000 / m.bpm) - ref, errorMs: x }));
+    console.log(`beats ${r.beats[0]}..${r.beats[r.beats.length - 1]} (${r.beats.length}), worst ${worst(r.errors).toFixed(2)} ms; Alice's depth ${before.depth} → ${now.depth}, one-way ${now.oneWayMs?.p50} ms, Bob's advance (his page's figure) ${(await bob.page.evaluate(`(${session.toString()})().advance`) as { ms: number }).ms} ms`);
     before = now;
-    errors.push(...r.errors);
   }
   const steps = await alice.page.evaluate('window.__outputSteps') as OutputStep[];
+  // The events a strike may be spoiled by: each stall and each step of Alice's output (a stall
+  // makes one too; so may the machine), merged where they overlap.
+  const events: { fromMs: number; toMs: number; off: string[] }[] = [];
+  for (const e of [...stalls, ...steps.map((x) => ({ fromMs: x.from, toMs: x.to }))].sort((a, b) => a.fromMs - b.fromMs)) {
+    const last = events[events.length - 1];
+    if (last && e.fromMs <= last.toMs + 1_000) last.toMs = Math.max(last.toMs, e.toMs);
+    else events.push({ ...e, off: [] });
+  }
+  const offClear: string[] = [];
+  for (const x of strikes.filter((y) => Math.abs(y.errorMs) > 3)) {
+    const at = events.find((e) => x.dueMs >= e.fromMs - 100 && x.dueMs <= e.toMs + 1_000);
+    const what = `beat ${x.beat} ${x.errorMs.toFixed(2)} ms`;
+    if (at) at.off.push(`${what} (${((x.dueMs - at.fromMs) / 1000).toFixed(2)} s after)`);
+    else offClear.push(what);
+  }
+  const errors = strikes.map((x) => x.errorMs);
   const sorted = [...errors].sort((x, y) => x - y);
   const nowAdvance = await bob.page.evaluate(`(${session.toString()})().advance`) as { ms: number };
-  console.log(`Bob's advance ${advance.ms} ms (then ${nowAdvance.ms} ms); at Alice's speaker ${errors.length} of Bob's strikes, error median ${sorted[sorted.length >> 1]?.toFixed(2)} ms, worst ${worst(errors).toFixed(2)} ms`);
+  console.log(`Bob's advance ${advance.ms} ms (then ${nowAdvance.ms} ms); at Alice's speaker ${errors.length} of Bob's strikes, error median ${sorted[sorted.length >> 1]?.toFixed(2)} ms, worst ${worst(errors).toFixed(2)} ms, worst away from stalls and output steps ${worst(strikes.filter((x) => !events.some((e) => x.dueMs >= e.fromMs - 100 && x.dueMs <= e.toMs + 1_000)).map((x) => x.errorMs)).toFixed(2)} ms`);
+  console.log(`stalls and output steps: ${events.map((e) => `${((e.toMs - e.fromMs) / 1000).toFixed(2)} s: ${e.off.join(', ') || 'no strike off'}`).join('; ')}; off away from them: ${offClear.join(', ') || 'none'}; Alice's output steps ${steps.map((x) => `${x.ms.toFixed(1)} ms`).join(', ') || 'none'}`);
   expect(advance.ms, 'the advance covers the 30 ms added to the link').toBeGreaterThan(30);
   expect(errors.length, 'a strike on every beat for 60 s at 100 bpm').toBeGreaterThanOrEqual(95);
-  console.log(`beyond 3 ms: ${off.join(', ') || 'none'}; Alice's output steps ${steps.map((x) => `${x.ms.toFixed(1)} ms`).join(', ') || 'none'}`);
-  expect(worst(errors), "Bob's strikes on Alice's beat within 3 ms").toBeLessThanOrEqual(3);
+  expect(stalls.length, 'six stalls').toBe(6);
+  expect(offClear, "Bob's strikes on Alice's beat within 3 ms, but where a stall or a step of her output spoiled one").toEqual([]);
+  expect(events.filter((e) => e.off.length > 1).map((e) => e.off.join(', ')), 'at most one strike off per stall or output step').toEqual([]);
 });

@@ -6,6 +6,7 @@ import { DEFAULT_METRONOME, beatPosition, checkBpm, isAccented, parseMetronome, 
 import { advanceFor, started, withTempo } from '../../src/room/metronome-control.ts';
 import type { MemberState } from '../../src/shared/signaling-protocol.ts';
 import { MetronomeSchedule } from '../../workers/metronome-schedule.ts';
+import { ONE_WAY_FRESH_MS, OneWayReports } from '../../workers/one-way-reports.ts';
 import { SpeakerTime } from '../../workers/speaker-time.ts';
 import { ClickTrack } from '../../worklets/click-track.ts';
 
@@ -104,6 +105,48 @@ describe('metronome at the speaker', () => {
     sched.tick({ ownMs: wall, wallMs: wall, sharedOffsetMs: null }, speaker);
     assert.equal(sched.status, 'no-clock');
     assert.equal(f[MET_F64.RUNNING], 0);
+  });
+
+  test("leader mode: the leader's fresh report on the audio channel sets the advance; without one the page's figure stands", () => {
+    const views = new MetronomeViews(createMetronomeMemory());
+    const sched = new MetronomeSchedule(views);
+    const wall = 1_000_000;
+    const speaker = speakerAt(wall - 2000, wall);
+    const m = running({ bpm: 120, startMs: wall + 500 });
+    sched.set(m, 70);
+    const frameWith = (reported: number | null): number => {
+      sched.tick({ ownMs: wall, wallMs: wall, sharedOffsetMs: 0 }, speaker, reported);
+      const k = views.f64[MET_F64.BEAT]!;
+      // Back to the time of beat 0 for a comparison across anchors.
+      return views.f64[MET_F64.BEAT_FRAME]! - k * views.f64[MET_F64.FRAMES_PER_BEAT]!;
+    };
+    const page = frameWith(null);
+    const reported = frameWith(80.5);
+    assert.ok(Math.abs(page - reported - 10.5 * 48) < 1e-6, `the report's 10.5 ms more advance: ${page - reported} frames`);
+    assert.ok(Math.abs(frameWith(null) - page) < 1e-6, 'the report gone stale: the page figure again');
+  });
+
+  test('the one-way reports: the median of each 0.1 s, newest report wins, stale after a second, nonsense ignored', () => {
+    const r = new OneWayReports();
+    assert.equal(r.take(), null);
+    for (const ms of [70, 71, 90, 72, 70.5, 71.5, 69, 73]) r.add(ms);
+    assert.equal(r.take(), 71.25);
+    for (let i = 0; i < 7; i++) r.add(70);
+    assert.equal(r.take(), null, 'fewer than 8 packets');
+    for (let i = 0; i < 1000; i++) r.add(i < 900 ? 10 : 60);
+    assert.equal(r.take(), 10, 'a stalled timer: the newest 256 packets (100 × 60 ms then 156 × 10 ms)');
+    assert.equal(r.theirs(0), null);
+    r.received(5, 73.2, 100);
+    r.received(4, 80, 120); // an older report delivered late by the unordered channel
+    assert.equal(r.theirs(150), 73.2);
+    r.received(6, 20_000, 130); // not a delay
+    assert.equal(r.theirs(150), 73.2);
+    r.received(0x80000005, 60, 140); // ids wrap: far away counts as older
+    assert.equal(r.theirs(150), 73.2);
+    assert.equal(r.theirs(100 + ONE_WAY_FRESH_MS), 73.2);
+    assert.equal(r.theirs(101 + ONE_WAY_FRESH_MS), null, 'stale');
+    r.received(7, 74, 2000);
+    assert.equal(r.theirs(2000), 74);
   });
 
   test('the worklet starts each click at its sample, once, accented on the bar, and skips a beat it is too late for', () => {

@@ -16,9 +16,11 @@ import {
   REJECT_NAMES,
   Reject,
   SampleFormat,
+  VERSION_ONE_WAY,
   decodeHeader,
   decodeSamples,
   encodeControl,
+  encodeOneWay,
   encodePacket,
   floatToPcm16,
   floatToPcm24,
@@ -389,6 +391,43 @@ describe('control packets (ping, pong, echo on/off)', () => {
     assert.equal(decodeHeader(new DataView(audio.buffer), h), Reject.OK);
     assert.equal(h.control, 0);
     assert.equal(h.flags & FLAG.CONTROL, 0);
+  });
+});
+
+describe('one-way reports (v4)', () => {
+  test('round trip: version 4, the report id and the delay in µs, clamped to what a u32 holds', () => {
+    const h = newHeader();
+    for (const [id, us, want] of [[1, 73_254.4, 73_254], [0xffffffff, 0, 0], [7, -5, 0], [9, 2 ** 33, 0xffffffff]] as const) {
+      const b = new Uint8Array(CONTROL.SIZE);
+      assert.equal(encodeOneWay(new DataView(b.buffer), id, us), CONTROL.SIZE);
+      assert.equal(b[HEADER.MAGIC_VERSION], (0xa << 4) | VERSION_ONE_WAY);
+      assert.equal(decodeHeader(new DataView(b.buffer), h), Reject.OK);
+      assert.equal(h.control, ControlKind.ONE_WAY);
+      assert.equal(h.controlId, id);
+      assert.equal(h.controlTime, want);
+    }
+  });
+
+  test('version 4 is a one-way report and nothing else; a report in any other version is refused', () => {
+    const h = newHeader();
+    const report = (): Uint8Array => {
+      const b = new Uint8Array(CONTROL.SIZE);
+      encodeOneWay(new DataView(b.buffer), 3, 1000);
+      return b;
+    };
+    const ping = new Uint8Array(CONTROL.SIZE);
+    encodeControl(new DataView(ping.buffer), ControlKind.PING, 1, 2);
+    ping[0] = 0xa4;
+    assert.equal(decodeHeader(new DataView(ping.buffer), h), Reject.BAD_VERSION, 'a ping as v4');
+    const v1 = report();
+    v1[0] = MAGIC_VERSION_BYTE;
+    assert.equal(decodeHeader(new DataView(v1.buffer), h), Reject.BAD_CONTROL, 'a report as v1 (an older decoder counts it so too)');
+    const long = new Uint8Array(CONTROL.SIZE + 4);
+    long.set(report());
+    assert.equal(decodeHeader(new DataView(long.buffer), h), Reject.BAD_CONTROL, '16 bytes');
+    const audio = encodeValid(2);
+    audio[0] = 0xa4;
+    assert.equal(decodeHeader(new DataView(audio.buffer), h), Reject.BAD_VERSION, 'audio as v4');
   });
 });
 
