@@ -277,6 +277,21 @@ export class DepthController {
     return r >= 1 ? Math.min(MAX_DEPTH, Math.ceil(r) + 1) : 0;
   }
 
+  /**
+   * Quanta of backlog the worklet is about to trim: by its rule (worklets/peer-playout.ts,
+   * watchExcess), a low point more than max(TRIM_EXCESS, trimAbove()) quanta over the target,
+   * sustained for about 0.3 s, is cut to one quantum over it. So the newest window's excess over
+   * target + 1 when it is beyond that limit, else 0. The one-way reports (workers/one-way-reports.ts)
+   * take it off: after a stall of this machine the backlog plays for that 0.3 s and is gone before
+   * the audio a member sends on the report arrives (a report of it made strikes 10–44 ms early).
+   */
+  pendingTrim(): number {
+    if (this.count === 0) return 0;
+    const low = this.lows[(this.next - 1 + HISTORY) % HISTORY]!;
+    const limit = Math.max(TRIM_EXCESS, this.trimAbove());
+    return Math.floor(low) - this.target > limit ? low - (this.target + 1) : 0;
+  }
+
   /** About every 100 ms, with the peer's total late + underrun count. */
   update(nowMs: number, glitches: number): void {
     this.lag.tick(nowMs);

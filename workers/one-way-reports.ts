@@ -1,21 +1,32 @@
 // Network worker: the one-way reports exchanged with one peer on the audio channel (PROTOCOL.md
 // §1.8b, ControlKind.ONE_WAY). Our side: the one-way delay of each of the peer's packets (capture
 // stamp → our speaker, as the receiver measures it for PeerStats.oneWayMs), and at each report the
-// median of those since the last one. Their side: the latest report the peer sent of ours, and
+// median of those of the last 0.4 s. Their side: the latest report the peer sent of ours, and
 // when it came. Leader mode advances a member's clicks by the leader's report (§12c): through the
 // room's awareness that figure is a second's median and comes a second or more after a change of
 // the leader's playout (a stall, a depth change); on the audio channel, within about 0.1 s.
 // Fixed storage; no allocation per packet.
 
-/** Samples kept between two reports: 0.1 s holds ~38 packets; a stalled timer leaves more (the newest are kept). */
-const CAPACITY = 256;
-/** Fewer packets than this since the last report: too few for a median; no report. */
+/** Samples kept: 0.4 s holds ~150 packets; a stalled worker's burst can bring more (the newest are kept). */
+const CAPACITY = 512;
+/**
+ * Each report is the median of the packets of the last this many ms. Not just those since the last
+ * report (0.1 s): after a stall of this machine the figure jumps for up to ~0.2 s (a burst of
+ * packets that waited, dated before the output's step is followed; then the playout trims the
+ * backlog), and a member that advanced by that jump struck up to 35 ms early (seen in the leader
+ * test). Over 0.4 s such a jump stays under half the packets; the drain after it (at most 0.5 %
+ * of playout rate, 5 ms a second) is followed about 0.2 s late: 1 ms.
+ */
+export const REPORT_WINDOW_MS = 400;
+/** Fewer packets than this in the window: too few for a median; no report. */
 const MIN_SAMPLES = 8;
 /** A report older than this is not used (the peer stopped sending them, or its channel stalls). */
 export const ONE_WAY_FRESH_MS = 1_000;
 
 export class OneWayReports {
   private readonly samples = new Float64Array(CAPACITY);
+  private readonly at = new Float64Array(CAPACITY);
+  private readonly scratch = new Float64Array(CAPACITY);
   private count = 0;
   /** Id of our last report to the peer. */
   sentId = 0;
@@ -24,18 +35,25 @@ export class OneWayReports {
   private theirsId = 0;
   private theirsAt = -Infinity;
 
-  /** One of the peer's packets: its one-way delay, ms. */
-  add(ms: number): void {
-    this.samples[this.count % CAPACITY] = ms;
+  /** One of the peer's packets at `nowMs` (performance.now): its one-way delay, ms. */
+  add(ms: number, nowMs: number): void {
+    const i = this.count % CAPACITY;
+    this.samples[i] = ms;
+    this.at[i] = nowMs;
     this.count++;
   }
 
-  /** The median of the samples since the last call (ms), or null when too few came; starts a new report. */
-  take(): number | null {
-    const n = Math.min(this.count, CAPACITY);
-    this.count = 0;
+  /** The median one-way delay of the packets of the last REPORT_WINDOW_MS before `nowMs` (ms), or null when too few came. */
+  report(nowMs: number): number | null {
+    const kept = Math.min(this.count, CAPACITY);
+    let n = 0;
+    for (let k = 0; k < kept; k++) {
+      const i = (this.count - 1 - k) % CAPACITY;
+      if (nowMs - this.at[i]! > REPORT_WINDOW_MS) break; // older from here on
+      this.scratch[n++] = this.samples[i]!;
+    }
     if (n < MIN_SAMPLES) return null;
-    const s = this.samples.subarray(0, n).sort();
+    const s = this.scratch.subarray(0, n).sort();
     return n % 2 === 1 ? s[n >> 1]! : (s[(n >> 1) - 1]! + s[n >> 1]!) / 2;
   }
 

@@ -109,7 +109,8 @@ export class Receiver {
         if (nextMs !== null) {
           const oneWayMs = transitUs / 1000 + Math.max(0, nextMs - arrivalMs) + (marginFrames / QUANTUM_FRAMES) * QUANTUM_MS;
           peer.oneWay.add(oneWayMs);
-          peer.oneWayReports.add(oneWayMs);
+          // The report leaves out a backlog about to be trimmed (DepthController.pendingTrim).
+          peer.oneWayReports.add(oneWayMs - peer.controller.pendingTrim() * QUANTUM_MS, arrivalMs - performance.timeOrigin);
         }
       }
       if (arrival === Arrival.ON_TIME || arrival === Arrival.RESYNC) peer.ifdv.add(h.sequence, arrivalMs, h.captureTimeUs / 1000);
@@ -149,9 +150,9 @@ export class Receiver {
     peer.channel.send(this.control.subarray(0, n));
   }
 
-  /** 10 Hz: the one-way delay of `peer`'s audio to our speaker since the last report, to `peer` (its app takes them: wire ≥ 4). */
+  /** 10 Hz: the one-way delay of `peer`'s audio to our speaker (the last 0.4 s), to `peer` (its app takes them: wire ≥ 4). */
   sendOneWay(peer: RemotePeer): void {
-    const ms = peer.oneWayReports.take();
+    const ms = peer.oneWayReports.report(performance.now());
     if (ms === null || peer.channel.readyState !== 'open') return;
     peer.oneWayReports.sentId = (peer.oneWayReports.sentId + 1) >>> 0;
     const n = encodeOneWay(this.controlView, peer.oneWayReports.sentId, ms * 1000);

@@ -229,6 +229,17 @@ describe('DepthController', () => {
     return fill;
   };
 
+  test('pendingTrim: the backlog beyond the trim limit, down to one quantum over the target (the worklet cuts it), else 0', () => {
+    const c = new DepthController(12, false);
+    assert.equal(c.pendingTrim(), 0, 'no window yet');
+    c.onWindow(12.4);
+    assert.equal(c.pendingTrim(), 0, 'at the target');
+    c.onWindow(16.9);
+    assert.equal(c.pendingTrim(), 0, '4 over: within TRIM_EXCESS, left to the rate');
+    c.onWindow(21.5);
+    assert.equal(c.pendingTrim(), 21.5 - 13, 'a stall\'s backlog: cut to target + 1');
+  });
+
   test('rate: the measured clock ratio fed forward plus a proportional term holds the fill at the target', () => {
     for (const ppm of [1000, -1000, 200, -200, 0]) {
       const c = new DepthController(8, false);

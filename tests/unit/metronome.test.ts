@@ -6,7 +6,7 @@ import { DEFAULT_METRONOME, beatPosition, checkBpm, isAccented, parseMetronome, 
 import { advanceFor, started, withTempo } from '../../src/room/metronome-control.ts';
 import type { MemberState } from '../../src/shared/signaling-protocol.ts';
 import { MetronomeSchedule } from '../../workers/metronome-schedule.ts';
-import { ONE_WAY_FRESH_MS, OneWayReports } from '../../workers/one-way-reports.ts';
+import { ONE_WAY_FRESH_MS, OneWayReports, REPORT_WINDOW_MS } from '../../workers/one-way-reports.ts';
 import { SpeakerTime } from '../../workers/speaker-time.ts';
 import { ClickTrack } from '../../worklets/click-track.ts';
 
@@ -126,15 +126,20 @@ describe('metronome at the speaker', () => {
     assert.ok(Math.abs(frameWith(null) - page) < 1e-6, 'the report gone stale: the page figure again');
   });
 
-  test('the one-way reports: the median of each 0.1 s, newest report wins, stale after a second, nonsense ignored', () => {
+  test('the one-way reports: the median of the last 0.4 s, newest report wins, stale after a second, nonsense ignored', () => {
     const r = new OneWayReports();
-    assert.equal(r.take(), null);
-    for (const ms of [70, 71, 90, 72, 70.5, 71.5, 69, 73]) r.add(ms);
-    assert.equal(r.take(), 71.25);
-    for (let i = 0; i < 7; i++) r.add(70);
-    assert.equal(r.take(), null, 'fewer than 8 packets');
-    for (let i = 0; i < 1000; i++) r.add(i < 900 ? 10 : 60);
-    assert.equal(r.take(), 10, 'a stalled timer: the newest 256 packets (100 × 60 ms then 156 × 10 ms)');
+    assert.equal(r.report(0), null);
+    for (const [k, ms] of [70, 71, 90, 72, 70.5, 71.5, 69, 73].entries()) r.add(ms, 100 + k);
+    assert.equal(r.report(110), 71.25);
+    assert.equal(r.report(100 + 7 + REPORT_WINDOW_MS), null, 'one packet left in the window: too few for a median');
+    // A burst that jumps for 0.15 s among 0.4 s of steady packets does not move the report.
+    const q = new OneWayReports();
+    let t = 1000;
+    for (let i = 0; i < 94; i++) q.add(73, (t += 2.67));
+    for (let i = 0; i < 56; i++) q.add(100, (t += 2.67));
+    assert.equal(q.report(t), 73);
+    for (let i = 0; i < 2000; i++) q.add(i < 1900 ? 10 : 60, t);
+    assert.equal(q.report(t), 10, 'a burst at one instant: the newest 512 packets (100 × 60 ms, 412 × 10 ms)');
     assert.equal(r.theirs(0), null);
     r.received(5, 73.2, 100);
     r.received(4, 80, 120); // an older report delivered late by the unordered channel
