@@ -296,7 +296,9 @@ export class Session extends EventTarget {
     this.advance = advanceFor(m, this.room.clientId, this.roster);
     // A member following a leader: the leader's reports on the audio channel set the advance in
     // the network worker while they come (PROTOCOL.md §1.8b); this one is the fallback.
-    const leaderPeerId = m && (this.advance.why === 'leader' || this.advance.why === 'measuring') && m.leader !== null ? String(m.leader) : null;
+    // (advanceFor says 'leader' for the leader itself too: no leader to follow there.)
+    const follows = m !== null && m.leader !== null && m.leader !== this.room.clientId && (this.advance.why === 'leader' || this.advance.why === 'measuring');
+    const leaderPeerId = follows ? String(m.leader) : null;
     const json = JSON.stringify([m, this.advance.ms, leaderPeerId]);
     if (json !== this.metronomeSent && this.engine) {
       this.metronomeSent = json;

@@ -76,7 +76,7 @@ export const ControlKind = {
   CLOCK_REPLY: 6,
   /**
    * (v4) Your audio reaches my speaker `time` µs after its capture stamp (the median of the
-   * packets of about the last 100 ms); `id` counts up by one per report, so a report that the
+   * packets of the last 0.4 s, less a backlog about to be trimmed); `id` counts up by one per report, so a report that the
    * unordered channel delivers after a newer one is dropped. Leader mode advances a member's
    * clicks by it (docs/ARCHITECTURE.md §12c).
    */
