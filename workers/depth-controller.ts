@@ -281,15 +281,18 @@ export class DepthController {
    * Quanta of backlog the worklet is about to trim: by its rule (worklets/peer-playout.ts,
    * watchExcess), a low point more than max(TRIM_EXCESS, trimAbove()) quanta over the target,
    * sustained for about 0.3 s, is cut to one quantum over it. So the newest window's excess over
-   * target + 1 when it is beyond that limit, else 0. The one-way reports (workers/one-way-reports.ts)
+   * target + 1 (in whole quanta, as the worklet counts) when it is over that limit by more than a
+   * quantum, else 0. The one-way reports (workers/one-way-reports.ts)
    * take it off: after a stall of this machine the backlog plays for that 0.3 s and is gone before
    * the audio a member sends on the report arrives (a report of it made strikes 10–44 ms early).
    */
   pendingTrim(): number {
     if (this.count === 0) return 0;
-    const low = this.lows[(this.next - 1 + HISTORY) % HISTORY]!;
-    const limit = Math.max(TRIM_EXCESS, this.trimAbove());
-    return Math.floor(low) - this.target > limit ? low - (this.target + 1) : 0;
+    const excess = Math.floor(this.lows[(this.next - 1 + HISTORY) % HISTORY]!) - this.target;
+    // One quantum of margin: an excess just over the limit dips back under it now and then, which
+    // restarts the worklet's count, and may never be trimmed (drained by the rate instead, over a
+    // second or two); predicting its trim then reported up to 16 ms too little for that long.
+    return excess > Math.max(TRIM_EXCESS, this.trimAbove()) + 1 ? excess - 1 : 0;
   }
 
   /** About every 100 ms, with the peer's total late + underrun count. */

@@ -6,7 +6,7 @@
 
 /// <reference lib="webworker" />
 import type { InputChannels } from '../src/shared/input-channels.ts';
-import { DEFAULT_DEPTH, MAX_PEERS, QUANTUM_FRAMES, clampDepth } from '../src/shared/constants.ts';
+import { DEFAULT_DEPTH, MAX_PEERS, QUANTUM_FRAMES, QUANTUM_MS, STALL_STEP_QUANTA, clampDepth } from '../src/shared/constants.ts';
 import { CAP_I32, CaptureViews, HEARD_F64, HEARD_I32, HeardViews, MetronomeViews, PEER_I32, PLAY_F32, PlaybackViews, type HeardMemory, type RecordMemory } from '../src/shared/memory-layout.ts';
 import type { MetronomeState } from '../src/shared/metronome.ts';
 import { ControlKind, VERSION_CLOCK, VERSION_ONE_WAY, type SendBits } from '../src/shared/wire.ts';
@@ -133,7 +133,23 @@ class NetWorker {
       this.outputFitAt = wallMs;
       this.output.add(contextTime, wallMs);
     }
+    const steps = this.speaker.steps;
     this.speaker.add(contextTime, wallMs);
+    if (this.speaker.steps !== steps && this.speaker.lastStepMs >= STALL_STEP_QUANTA * QUANTUM_MS) this.stalled(this.speaker.lastStepMs);
+  }
+
+  /**
+   * Our output resumed `stepMs` later than it was due: this machine stalled (its audio thread
+   * stopped), and each peer's audio that kept arriving piled up in its playout. Trim that backlog
+   * now (a stall of 25-50 ms otherwise kept its whole delay for ~0.34 s, or seconds when it sat just
+   * under the sustained rule's excess), and leave the stall out of the one-way reports.
+   */
+  private stalled(stepMs: number): void {
+    const now = performance.now();
+    for (const p of this.peerList) {
+      p.writer.trimNow(Math.floor(stepMs / QUANTUM_MS));
+      p.oneWayReports.hold(now);
+    }
   }
 
   // ---- peers -----------------------------------------------------------------------------------

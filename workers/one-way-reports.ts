@@ -18,6 +18,16 @@ const CAPACITY = 512;
  * of playout rate, 5 ms a second) is followed about 0.2 s late: 1 ms.
  */
 export const REPORT_WINDOW_MS = 400;
+/**
+ * When this machine stalled (workers/net.worker.ts sees our output step later): the packets of the
+ * last this many ms are dropped from the window, and those of the next HOLD_AHEAD_MS are not taken.
+ * They are the burst that waited through the stall, dated by the output's old timing (its step is
+ * followed only after three readings, ~0.15 s) and played from a backlog that the playout trims at
+ * once (PEER_I32.TRIM_NOW) within a fill window or two. None of that is the delay a member's next
+ * audio will meet; the packets from before the stall and after the trim are.
+ */
+export const HOLD_BACK_MS = 250;
+export const HOLD_AHEAD_MS = 100;
 /** Fewer packets than this in the window: too few for a median; no report. */
 const MIN_SAMPLES = 8;
 /** A report older than this is not used (the peer stopped sending them, or its channel stalls). */
@@ -28,6 +38,12 @@ export class OneWayReports {
   private readonly at = new Float64Array(CAPACITY);
   private readonly scratch = new Float64Array(CAPACITY);
   private count = 0;
+  /** Entries that hold a packet still (≤ CAPACITY; hold() drops the newest). */
+  private size = 0;
+  /** Packets before this time (performance.now ms) are not taken (see hold). */
+  private heldUntil = -Infinity;
+  /** The newest packet came with a backlog about to be trimmed (see add). */
+  private trimming = false;
   /** Id of our last report to the peer. */
   sentId = 0;
   /** The peer's latest report of our audio (ms), its id, and when it came (performance.now ms); null before one. */
@@ -35,17 +51,41 @@ export class OneWayReports {
   private theirsId = 0;
   private theirsAt = -Infinity;
 
-  /** One of the peer's packets at `nowMs` (performance.now): its one-way delay, ms. */
-  add(ms: number, nowMs: number): void {
+  /**
+   * One of the peer's packets at `nowMs` (performance.now): its one-way delay, ms, less the backlog
+   * our playout is about to trim (`trimming`: there is one, DepthController.pendingTrim). When a
+   * backlog is first seen, the packets of the last HOLD_BACK_MS are dropped: they brought it (a
+   * burst after a hold-up upstream) before the playout's fill windows showed it, so nothing was
+   * taken off them, and they outnumbered the rest of the window (seen: a report 26 ms too high).
+   */
+  add(ms: number, nowMs: number, trimming = false): void {
+    if (trimming && !this.trimming) this.dropSince(nowMs - HOLD_BACK_MS);
+    this.trimming = trimming;
+    if (nowMs < this.heldUntil) return;
     const i = this.count % CAPACITY;
     this.samples[i] = ms;
     this.at[i] = nowMs;
     this.count++;
+    if (this.size < CAPACITY) this.size++;
+  }
+
+  /** This machine stalled, as seen at `nowMs` (performance.now): leave out its burst and backlog (HOLD_BACK_MS, HOLD_AHEAD_MS). */
+  hold(nowMs: number): void {
+    this.dropSince(nowMs - HOLD_BACK_MS);
+    this.heldUntil = nowMs + HOLD_AHEAD_MS;
+  }
+
+  /** Forget the packets that came after `fromMs`. */
+  private dropSince(fromMs: number): void {
+    while (this.size > 0 && this.at[(this.count - 1) % CAPACITY]! > fromMs) {
+      this.count--;
+      this.size--;
+    }
   }
 
   /** The median one-way delay of the packets of the last REPORT_WINDOW_MS before `nowMs` (ms), or null when too few came. */
   report(nowMs: number): number | null {
-    const kept = Math.min(this.count, CAPACITY);
+    const kept = this.size;
     let n = 0;
     for (let k = 0; k < kept; k++) {
       const i = (this.count - 1 - k) % CAPACITY;

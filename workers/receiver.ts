@@ -110,7 +110,8 @@ export class Receiver {
           const oneWayMs = transitUs / 1000 + Math.max(0, nextMs - arrivalMs) + (marginFrames / QUANTUM_FRAMES) * QUANTUM_MS;
           peer.oneWay.add(oneWayMs);
           // The report leaves out a backlog about to be trimmed (DepthController.pendingTrim).
-          peer.oneWayReports.add(oneWayMs - peer.controller.pendingTrim() * QUANTUM_MS, arrivalMs - performance.timeOrigin);
+          const trim = peer.controller.pendingTrim();
+          peer.oneWayReports.add(oneWayMs - trim * QUANTUM_MS, arrivalMs - performance.timeOrigin, trim > 0);
         }
       }
       if (arrival === Arrival.ON_TIME || arrival === Arrival.RESYNC) peer.ifdv.add(h.sequence, arrivalMs, h.captureTimeUs / 1000);

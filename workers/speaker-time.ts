@@ -64,6 +64,8 @@ export class SpeakerTime {
   private pendingCount = 0;
   /** Steps followed since the start (stats, tests). */
   steps = 0;
+  /** The newest step followed, ms (positive: the output plays later than before, as after a stall). */
+  lastStepMs = 0;
 
   /** One reading: context time `contextTime` (s) is being played at wall time `wallMs` (performance.timeOrigin + performanceTime). */
   add(contextTime: number, wallMs: number): void {
@@ -74,10 +76,12 @@ export class SpeakerTime {
       this.seen = 0;
     }
     const r = wallMs - contextTime * 1000;
+    const before = this.offset;
     this.seen++;
     this.lastContext = contextTime;
     this.lastWall = wallMs;
-    if (this.isStep(r)) {
+    const stepped = this.isStep(r);
+    if (stepped) {
       // The device moved: keep only the readings since it did.
       for (let i = 0; i < STEP_READINGS; i++) this.offsets[i] = this.pending[i]!;
       this.count = STEP_READINGS;
@@ -96,6 +100,7 @@ export class SpeakerTime {
     // The device's scatter: the largest spread of late, decaying (a window's spread is itself
     // scattered, and a chance cluster must not make a device with wide scatter look steady).
     if (this.seen >= SCATTER_READINGS) this.scatter = Math.max(spread, this.scatter * SCATTER_DECAY);
+    if (stepped) this.lastStepMs = this.offset - before;
   }
 
   /** Whether reading `r` completes a step (it is then the newest of `pending`). */

@@ -233,7 +233,8 @@ export class PeerPlayout {
   }
 
   /**
-   * After each fill window: if the low point has stayed more than TRIM_ABOVE (at least
+   * After each fill window: if net asked (PEER_I32.TRIM_NOW, a stall of this machine), trim the
+   * excess at once. Else if the low point has stayed more than TRIM_ABOVE (at least
    * TRIM_EXCESS) quanta above the target for TRIM_SUSTAINED_WINDOWS windows, ask for a trim down to
    * one quantum over the target (the rate controller does the rest). Nothing network jitter does
    * keeps the low point that high for that long, since the low point is where the jitter has
@@ -245,6 +246,15 @@ export class PeerPlayout {
     const target = Atomics.load(v.i32, v.peerI32(this.p, PEER_I32.TARGET_DEPTH));
     const excess = Math.floor(this.fillMin / QUANTUM_FRAMES) - target;
     const above = Atomics.load(v.i32, v.peerI32(this.p, PEER_I32.TRIM_ABOVE));
+    // This machine stalled (net saw our output step later): its backlog goes now, down to the
+    // target itself (less a recurring step's excess, TRIM_ABOVE, which the rhythm takes back), so
+    // the delay is back where it was within a window or two of net's request.
+    const now = Atomics.exchange(v.i32, v.peerI32(this.p, PEER_I32.TRIM_NOW), 0);
+    if (now > 0 && excess - above > 0 && !this.holding && !this.outage) {
+      this.skip = Math.min(excess - above, now);
+      this.highWindows = 0;
+      return;
+    }
     if (excess <= TRIM_EXCESS || excess <= above || this.holding || this.outage) {
       this.highWindows = 0;
       return;

@@ -40,6 +40,13 @@ export function clampDepth(depth: number): number {
  * target by more than this at once, so its changes are always drained by the rate, glitch-free.
  */
 export const TRIM_EXCESS = 4;
+/**
+ * A step of our own output at least this many quanta later is this machine stalling (its audio
+ * thread stopped while the network kept delivering): the backlog it piled up in each peer's playout
+ * is trimmed at once (PEER_I32.TRIM_NOW), not after the sustained rule's ~0.34 s. Smaller steps
+ * (headless Chromium's output moves by one quantum now and then) are left alone.
+ */
+export const STALL_STEP_QUANTA = 2;
 
 /** Playout-rate steering limit (±0.5 % ≈ ±8.6 cents while it lasts): drift and depth changes never click. */
 export const MAX_RATE_DEVIATION = 0.005;

@@ -339,7 +339,16 @@ export const PEER_I32 = {
    * (src/engine/track-registry.ts). R play, into each heard record (see "Recording what we hear").
    */
   TRACK: 33,
-  SIZE: 34,
+  /**
+   * W net (Atomics.store, after its speaker dating followed a step of our output of at least
+   * STALL_STEP_QUANTA: this machine stalled, and the peer's audio piled up meanwhile): the most
+   * quanta to trim at once, 0 when nothing is asked. R play, after each fill window: it trims the
+   * low point's excess over TARGET_DEPTH, up to that many quanta, down to the target itself,
+   * without waiting for TRIM_SUSTAINED_WINDOWS. Play takes the request with Atomics.exchange(0),
+   * so a request stored meanwhile is never lost (W play too, only that exchange).
+   */
+  TRIM_NOW: 34,
+  SIZE: 35,
 } as const;
 
 /** Quanta per fill window (43 ms) and windows in the ring (340 ms: net reads at 10 Hz). */

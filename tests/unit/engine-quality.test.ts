@@ -229,15 +229,17 @@ describe('DepthController', () => {
     return fill;
   };
 
-  test('pendingTrim: the backlog beyond the trim limit, down to one quantum over the target (the worklet cuts it), else 0', () => {
+  test('pendingTrim: the backlog a quantum beyond the trim limit, down to one quantum over the target in whole quanta (the worklet cuts it), else 0', () => {
     const c = new DepthController(12, false);
     assert.equal(c.pendingTrim(), 0, 'no window yet');
     c.onWindow(12.4);
     assert.equal(c.pendingTrim(), 0, 'at the target');
     c.onWindow(16.9);
     assert.equal(c.pendingTrim(), 0, '4 over: within TRIM_EXCESS, left to the rate');
+    c.onWindow(17.4);
+    assert.equal(c.pendingTrim(), 0, '5 over: it may dip back within TRIM_EXCESS and never be trimmed');
     c.onWindow(21.5);
-    assert.equal(c.pendingTrim(), 21.5 - 13, 'a stall\'s backlog: cut to target + 1');
+    assert.equal(c.pendingTrim(), 21 - 13, 'a stall\'s backlog: cut to target + 1, in whole quanta');
   });
 
   test('rate: the measured clock ratio fed forward plus a proportional term holds the fill at the target', () => {

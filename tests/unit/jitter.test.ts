@@ -879,7 +879,7 @@ describe('resynchronisation', () => {
 
 describe('rate steering through the playout FIFO', () => {
   /** One peer, in order, delay 1, carrying seeded noise (or `signal`); returns the output and the input stream. */
-  function noiseRun(ticks: number, setup: (w: JitterWriter, t: number) => void, signal?: (i: number) => number): { out: Float32Array; input: Float32Array; w: JitterWriter; pos: number[] } {
+  function noiseRun(ticks: number, setup: (w: JitterWriter, t: number) => void, signal?: (i: number) => number, renders: (t: number) => boolean = () => true): { out: Float32Array; input: Float32Array; w: JitterWriter; pos: number[]; v: PlaybackViews } {
     const v = new PlaybackViews(createPlaybackMemory());
     const mixer = new Mixer(v);
     const w = new JitterWriter(v, 0, DEFAULT_DEPTH);
@@ -903,11 +903,15 @@ describe('rate steering through the playout FIFO', () => {
         w.accept(h, view);
       }
       setup(w, t);
+      if (!renders(t)) { // this machine's audio thread stalled: packets keep arriving, nothing plays
+        pos.push(pos[pos.length - 1] ?? 0);
+        continue;
+      }
       mixer.render(outL, outR);
       out.set(outL, t * QUANTUM_FRAMES);
       pos.push(Atomics.load(v.i32, v.peerI32(0, PEER_I32.PLAY_POS)));
     }
-    return { out, input, w, pos };
+    return { out, input, w, pos, v };
   }
 
   test('at rate 1 the output is the input, sample for sample (delay = (1 + depth) quanta + HALF frames)', () => {
@@ -986,6 +990,28 @@ describe('rate steering through the playout FIFO', () => {
     let maxStep = 0;
     for (let i = lag + 1; i < out.length; i++) maxStep = Math.max(maxStep, Math.abs(out[i]! - out[i - 1]!));
     assert.ok(maxStep < 0.032 + (1.2 * Math.PI) / 2 / 128, `largest step ${maxStep}, a cut would have been ${cut}`);
+  });
+
+  test('a stall of this audio thread: the sustained rule trims it to one over the target after 8 windows; TRIM_NOW at once, to the target', () => {
+    const stallFrom = 400;
+    const stallTicks = 12; // 32 ms: 12 quanta pile up
+    const renders = (t: number) => t < stallFrom || t >= stallFrom + stallTicks;
+    const sustained = noiseRun(1500, () => {}, undefined, renders);
+    assert.equal(sustained.w.playCounter(PEER_I32.TRIMMED), stallTicks - 1);
+    const asked = stallFrom + stallTicks + 40; // net follows our output's step ~0.1 s after the stall
+    const now = noiseRun(1500, (wr, t) => {
+      if (t === asked) wr.trimNow(stallTicks);
+    }, undefined, renders);
+    assert.equal(now.w.playCounter(PEER_I32.TRIMMED), stallTicks, 'the whole backlog: back to the target');
+    let jumpAt = -1;
+    for (let t = asked; t < 1500; t++) if (now.pos[t]! - now.pos[t - 1]! > 2 * QUANTUM_FRAMES) { jumpAt = t; break; }
+    assert.ok(jumpAt > asked && jumpAt <= asked + 16 + 2, `trimmed at tick ${jumpAt}, asked at ${asked}: within a fill window`);
+    assert.equal(now.w.playCounter(PEER_I32.MISSED) + now.w.playCounter(PEER_I32.UNDERRUNS) + now.w.counters.late, 0, 'no glitch but the trim');
+    // Asked for less than the backlog: that much; asked with no backlog: nothing, and the request is taken.
+    assert.equal(noiseRun(1000, (wr, t) => { if (t === asked) wr.trimNow(5); }, undefined, renders).w.playCounter(PEER_I32.TRIMMED), 5 + (stallTicks - 5 - 1));
+    const idle = noiseRun(600, (wr, t) => { if (t === 300) wr.trimNow(12); });
+    assert.equal(idle.w.playCounter(PEER_I32.TRIMMED), 0);
+    assert.equal(Atomics.load(idle.v.i32, idle.v.peerI32(0, PEER_I32.TRIM_NOW)), 0, 'the request was taken');
   });
 
   test('a depth lowered by 4 quanta or less is not trimmed (the rate controller drains it)', () => {

@@ -6,7 +6,7 @@ import { DEFAULT_METRONOME, beatPosition, checkBpm, isAccented, parseMetronome, 
 import { advanceFor, started, withTempo } from '../../src/room/metronome-control.ts';
 import type { MemberState } from '../../src/shared/signaling-protocol.ts';
 import { MetronomeSchedule } from '../../workers/metronome-schedule.ts';
-import { ONE_WAY_FRESH_MS, OneWayReports, REPORT_WINDOW_MS } from '../../workers/one-way-reports.ts';
+import { HOLD_AHEAD_MS, ONE_WAY_FRESH_MS, OneWayReports, REPORT_WINDOW_MS } from '../../workers/one-way-reports.ts';
 import { SpeakerTime } from '../../workers/speaker-time.ts';
 import { ClickTrack } from '../../worklets/click-track.ts';
 
@@ -152,6 +152,37 @@ describe('metronome at the speaker', () => {
     assert.equal(r.theirs(101 + ONE_WAY_FRESH_MS), null, 'stale');
     r.received(7, 74, 2000);
     assert.equal(r.theirs(2000), 74);
+  });
+
+  test('the one-way reports through a stall of this machine: its burst and backlog are left out (hold)', () => {
+    const r = new OneWayReports();
+    let t = 1000;
+    for (let i = 0; i < 100; i++) r.add(73, (t += 2.67)); // steady
+    // The stall: 19 packets at once, then 0.13 s of backlog (and misdated ones) until the step is followed.
+    for (let i = 0; i < 19; i++) r.add(30 + i, t);
+    for (let i = 0; i < 49; i++) r.add(100, (t += 2.67));
+    r.hold(t);
+    const held = t;
+    assert.equal(r.report(t), 73, 'only the packets from before the stall');
+    for (let i = 0; i < 30; i++) r.add(120, (t += 2.67)); // within HOLD_AHEAD_MS: not taken (the trim is under way)
+    assert.ok(t - held < HOLD_AHEAD_MS);
+    assert.equal(r.report(t), 73);
+    for (let i = 0; i < 200; i++) r.add(74, (t += 2.67)); // after the trim
+    assert.equal(r.report(t), 74);
+    // A backlog first seen (a burst after a hold-up upstream): the packets that brought it go, with
+    // nothing taken off them; those after come less the trim to come.
+    const b = new OneWayReports();
+    t = 2000;
+    for (let i = 0; i < 100; i++) b.add(73, (t += 2.67));
+    for (let i = 0; i < 60; i++) b.add(101, (t += 2.67)); // 0.16 s before the fill windows showed it
+    for (let i = 0; i < 40; i++) b.add(101 - 27, (t += 2.67), true);
+    assert.equal(b.report(t), 74, "without the drop: 101");
+    // More packets than the store holds, then a hold: the older ones are still read right.
+    const q = new OneWayReports();
+    for (let i = 0; i < 600; i++) q.add(60, 5000 + i);
+    for (let i = 0; i < 400; i++) q.add(90, 5899); // the store keeps the newest 512: 112 of the 60s
+    q.hold(5899);
+    assert.equal(q.report(5899), 60);
   });
 
   test('the worklet starts each click at its sample, once, accented on the bar, and skips a beat it is too late for', () => {

@@ -91,6 +91,7 @@ describe('SpeakerTime', () => {
     const w = c.wallOf(13 * SR, now)!;
     assert.ok(Math.abs(w - (wall0 + 13_024)) < 0.05, `after ${STEP_READINGS} readings: ${w - wall0 - 13_000} ms`);
     assert.equal(c.steps, 1);
+    assert.ok(Math.abs(c.lastStepMs - 24) < 0.05, `the step's size: ${c.lastStepMs} ms`);
     const f = c.frameOf(wall0 + 14_024, now)!;
     assert.ok(Math.abs(f - 14 * SR) < 0.5, `frameOf after the step: ${f - 14 * SR} frames`);
   });
