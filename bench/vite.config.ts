@@ -12,7 +12,7 @@ export default defineConfig({
     outDir: fileURLToPath(new URL('./out', import.meta.url)),
     emptyOutDir: true,
     target: 'es2022',
-    rollupOptions: { input: { wake: page('wake'), baseline: page('baseline'), synth: page('synth'), m2e: page('m2e') } },
+    rollupOptions: { input: { wake: page('wake'), baseline: page('baseline'), synth: page('synth'), m2e: page('m2e'), probe: fileURLToPath(new URL('./m2e/probe.html', import.meta.url)) } },
   },
   logLevel: 'warn',
 });

@@ -62,11 +62,46 @@ export class PcmLog {
   }
 }
 
+/**
+ * Per frame given a one-way figure (PeerStats.oneWayMs): its sequence, when it arrived (wall ms),
+ * its transit (arrival − the sender's capture stamp, ms) and the one-way figure, the last two
+ * minutes: a bench can date one sound at both ends as the app does (bench/m2e/segments.ts).
+ */
+export class OneWayLog {
+  readonly seqs = new Uint32Array(CAPACITY);
+  readonly arrivalMs = new Float64Array(CAPACITY);
+  readonly transitMs = new Float64Array(CAPACITY);
+  readonly oneWayMs = new Float64Array(CAPACITY);
+  count = 0;
+  record(seq: number, arrivalMs: number, transitMs: number, oneWayMs: number): void {
+    const i = this.count++ % CAPACITY;
+    this.seqs[i] = seq;
+    this.arrivalMs[i] = arrivalMs;
+    this.transitMs[i] = transitMs;
+    this.oneWayMs[i] = oneWayMs;
+  }
+  /** Oldest first. */
+  toJSON(): { seqs: number[]; arrivalMs: number[]; transitMs: number[]; oneWayMs: number[] } {
+    const n = Math.min(this.count, CAPACITY);
+    const out = { seqs: [] as number[], arrivalMs: [] as number[], transitMs: [] as number[], oneWayMs: [] as number[] };
+    for (let j = this.count - n; j < this.count; j++) {
+      const i = j % CAPACITY;
+      out.seqs.push(this.seqs[i]!);
+      out.arrivalMs.push(this.arrivalMs[i]!);
+      out.transitMs.push(this.transitMs[i]!);
+      out.oneWayMs.push(this.oneWayMs[i]!);
+    }
+    return out;
+  }
+}
+
 export class Tap {
   readonly sent = new FrameLog();
   readonly received = new Map<string, FrameLog>();
   /** Decoded PCM per peer (the last seconds). */
   readonly pcm = new Map<string, PcmLog>();
+  /** One-way figures per peer (the last two minutes). */
+  readonly oneWay = new Map<string, OneWayLog>();
   /** The most recent second of the sent signal's left channel (circular), to check the capture is the test's WAV. */
   readonly sentSignal = new Float32Array(48_000);
   sentSignalLength = 0;
@@ -93,6 +128,12 @@ export class Tap {
     this.sent.record(seq, payloadHash(packet, silent ? length : HEADER.SIZE + quantumBytes(channels, format)));
     const sig = this.sentSignal;
     for (let f = 0; f < QUANTUM_FRAMES; f++) sig[this.sentSignalLength++ % sig.length] = frame[2 * f]!;
+  }
+
+  oneWayLog(peerId: string): OneWayLog {
+    let l = this.oneWay.get(peerId);
+    if (!l) this.oneWay.set(peerId, (l = new OneWayLog()));
+    return l;
   }
 
   /** One frame of `peerId` decoded into shared memory at `offset` of `f32` (stereo interleaved). */

@@ -1,6 +1,7 @@
 // From a rig recording to the figures of one measurement (Node, pure): the click train's gaps with
 // their spread, glitches and drift within the recording, or a tone's glitches.
 
+import { wallOf, type TimedRecording } from './dating.ts';
 import { CHANNELS, RATE } from './signals.ts';
 import { detectOnsets, frameMagnitude, pairClicks } from './onsets.ts';
 import { spread } from './spread.ts';
@@ -25,14 +26,53 @@ export interface ClickMeasurement {
    * (a rate mismatch, a queue that fills) shows here, and a single step (a trim, an underrun) too.
    */
   slopeMsPerS: number | null;
+  /**
+   * How much later the direct click was rendered by the speaker's sink than by the microphone's
+   * sink, ms (median over the clicks; bench/m2e/record.ts recordClicks says why they differ). It is
+   * already added to every gap: a gap runs from the microphone to the speaker. null for a recording
+   * of the speaker alone (its gaps then start at the direct click in the speaker's recording).
+   */
+  mouthSkewMs: number | null;
+  /** The rig devices' clock rates against the wall clock over the recording, ppm: the microphone's sink and the speaker (null without the mouth's recording). */
+  mouthRatePpm: number | null;
+  speakerRatePpm: number | null;
+  /** How tight the wall-clock dating is: the larger of the two recordings' chunk-delay p90, ms. */
+  datingP90Ms: number | null;
 }
 
-export function measureClicks(rec: Int16Array, clicks: number, periodS: number): ClickMeasurement {
-  const p = pairClicks(detectOnsets(frameMagnitude(rec, CHANNELS), RATE), RATE, { expectedClicks: clicks, periodS });
-  const s = spread(p.gapsMs);
+/** The two ends' recordings (bench/m2e/record.ts ClickRecording). */
+export interface ClickEnds {
+  speaker: TimedRecording;
+  mouth: TimedRecording;
+}
+
+/**
+ * The click train's gaps. From the speaker's recording alone (`rec` samples): each from the direct
+ * click to its copy in that recording. From both ends: each from the click's rendering at the
+ * microphone's sink to its copy's at the speaker, both on the wall clock.
+ */
+export function measureClicks(rec: Int16Array | ClickEnds, clicks: number, periodS: number): ClickMeasurement {
+  const ends = rec instanceof Int16Array ? null : rec;
+  const speaker = ends ? ends.speaker.samples : (rec as Int16Array);
+  const p = pairClicks(detectOnsets(frameMagnitude(speaker, CHANNELS), RATE), RATE, { expectedClicks: clicks, periodS });
+  let gaps = p.gapsMs;
+  let skew: number | null = null;
+  if (ends) {
+    const mouth = detectOnsets(frameMagnitude(ends.mouth.samples, CHANNELS), RATE).map((f) => wallOf(ends.mouth, f));
+    const skews = p.direct.map((d) => {
+      const w = wallOf(ends.speaker, d);
+      let best: number | null = null;
+      for (const m of mouth) if (Math.abs(w - m) <= MOUTH_WINDOW_MS && (best === null || Math.abs(w - m) < Math.abs(w - best))) best = m;
+      return best === null ? null : w - best;
+    });
+    skew = spread(skews)?.median ?? null;
+    // Each click with its own skew (they agree within a recording; one missing at the mouth takes the median).
+    gaps = p.gapsMs.map((g, k) => (g === null || skew === null ? g : g + (skews[k] ?? skew)));
+  }
+  const s = spread(gaps);
   const r2 = (x: number | null | undefined) => (x === null || x === undefined ? null : Math.round(x * 100) / 100);
   return {
-    gapsMs: p.gapsMs.map(r2),
+    gapsMs: gaps.map(r2),
     medianMs: r2(s?.median),
     minMs: r2(s?.min),
     maxMs: r2(s?.max),
@@ -42,9 +82,16 @@ export function measureClicks(rec: Int16Array, clicks: number, periodS: number):
     doubled: p.doubled,
     strays: p.strays,
     directMissing: p.directMissing,
-    slopeMsPerS: r2(slope(p.gapsMs, periodS)),
+    slopeMsPerS: r2(slope(gaps, periodS)),
+    mouthSkewMs: r2(skew),
+    mouthRatePpm: ends ? r2(ends.mouth.ratePpm) : null,
+    speakerRatePpm: ends ? r2(ends.speaker.ratePpm) : null,
+    datingP90Ms: ends ? r2(Math.max(ends.mouth.chunkDelayP90Ms, ends.speaker.chunkDelayP90Ms)) : null,
   };
 }
+
+/** A click at the microphone's sink is the one within this of its direct copy at the speaker's sink. */
+const MOUTH_WINDOW_MS = 50;
 
 function slope(gaps: readonly (number | null)[], periodS: number): number | null {
   const pts = gaps.flatMap((g, k) => (g === null ? [] : [[k * periodS, g] as const]));

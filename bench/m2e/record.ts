@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import type { Rig } from '../../tests/support/audio-rig.ts';
 import { stop } from '../../tests/support/audio-rig.ts';
 import { CHANNELS, RATE, wav } from './signals.ts';
+import { startTimedRecord, type TimedRecording } from './timed-record.ts';
 
 const FORMAT = ['--format=s16le', `--rate=${RATE}`, `--channels=${CHANNELS}`];
 /** The rig's own loop: part of the path it measures, so small. */
@@ -60,6 +61,40 @@ export async function playAndRecord(rig: Rig, signal: Signal, sink: 'both' | 'mi
   }
   const bytes = Buffer.concat(chunks);
   return new Int16Array(bytes.buffer, bytes.byteOffset, Math.floor(bytes.length / 2 / CHANNELS) * CHANNELS);
+}
+
+/** A click train recorded at both ends of the path: the speaker's monitor and the microphone's sink's monitor, each dated on the wall clock. */
+export interface ClickRecording {
+  speaker: TimedRecording;
+  mouth: TimedRecording;
+}
+
+/**
+ * Plays `signal` into `both` while recording `spk.monitor` (the direct click and the browser's
+ * copy) and `micsink.monitor` (the click as the microphone gets it), each dated on the wall clock
+ * (bench/m2e/timed-record.ts). Why the second recording: the combine sink's two slave streams do
+ * not render at the same moment once browsers are connected to the sinks (measured here: the
+ * direct click reached `spk` 2.3–9.1 ms after `micsink`, one figure per join), so the direct
+ * click in the speaker's recording is not when the microphone heard it. `leadMs` of silence is
+ * recorded first (a long recording also measures the devices' clock rates better).
+ */
+export async function recordClicks(rig: Rig, signal: Signal, tailMs: number, leadMs = 200): Promise<ClickRecording> {
+  const speaker = await startTimedRecord(rig, 'spk.monitor', 100);
+  const mouth = await startTimedRecord(rig, 'micsink.monitor', 100).catch(async (err: unknown) => {
+    await speaker.stop();
+    throw err;
+  });
+  let played: unknown = null;
+  try {
+    await sleep(leadMs);
+    await run('pactl', ['play-sample', signal.name, 'both'], rig.env());
+    await sleep(signal.seconds * 1000 + tailMs);
+  } catch (err) {
+    played = err;
+  }
+  const result = { speaker: await speaker.stop(), mouth: await mouth.stop() };
+  if (played) throw played;
+  return result;
 }
 
 /**

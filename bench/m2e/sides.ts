@@ -17,7 +17,7 @@ import { joinRoom, launchOnRig, type PeerBrowser } from '../../tests/support/bro
 import { startServer } from '../../tests/support/server.ts';
 import { waitForStreams } from '../lib/app.ts';
 import { measureClicks } from './measure.ts';
-import { playAndRecord, sleep, uploadSignal } from './record.ts';
+import { recordClicks, sleep, uploadSignal } from './record.ts';
 import { CLICKS, clickTrain } from './signals.ts';
 import { appFiguresDuring } from './tutti-pair.ts';
 
@@ -96,7 +96,7 @@ async function main(): Promise<void> {
     const measure = async (label: string, sender: PeerBrowser, receiver: PeerBrowser) => {
       await waitForStreams(receiver.page, 1, 300);
       await sleep(SETTLE_MS);
-      const { result, app } = await appFiguresDuring({ sender, receiver, close: async () => {} }, () => playAndRecord(rig, clicks, 'both', TAIL_MS));
+      const { result, app } = await appFiguresDuring({ sender, receiver, close: async () => {} }, () => recordClicks(rig, clicks, TAIL_MS));
       const m = measureClicks(result, CLICKS.clicks, CLICKS.periodS);
       const out = await outputReport(receiver.page);
       const inp = await inputReport(sender.page);

@@ -16,7 +16,7 @@ import { serveBenchPages } from '../lib/pages.ts';
 import { launchOnRig } from '../../tests/support/browsers.ts';
 import { measureClicks, measureTone, type ClickMeasurement } from '../m2e/measure.ts';
 import type { FifoCounters, PathInfo } from '../m2e/m2e-protocol.ts';
-import { playAndRecord, sleep, startServerLoop, uploadSignal, type Signal } from '../m2e/record.ts';
+import { playAndRecord, recordClicks, sleep, startServerLoop, uploadSignal, type ClickRecording, type Signal } from '../m2e/record.ts';
 import { summarise, type M2eRound, type M2eSummaryRow } from '../m2e/report.ts';
 import { rigUnavailable, startRig, type Rig } from '../../tests/support/audio-rig.ts';
 import { CLICKS, clickTrain, tone } from '../m2e/signals.ts';
@@ -168,8 +168,9 @@ interface Run {
   rooms: number;
 }
 
-function record(run: Run): Promise<Int16Array> {
-  return playAndRecord(run.rig, run.clicks, 'both', TAIL_MS);
+/** The click train at both ends (the microphone's sink and the speaker), `leadMs` of the room recorded first. */
+function record(run: Run, leadMs?: number): Promise<ClickRecording> {
+  return recordClicks(run.rig, run.clicks, TAIL_MS, leadMs);
 }
 
 async function timed(setup: SetupName, round: number | null, depth: M2eMeasurement['depth'], fn: () => Promise<{ m: ClickMeasurement; app?: AppFigures; info?: PathInfo; fifo?: FifoCounters }>): Promise<M2eMeasurement> {
@@ -217,10 +218,8 @@ async function measureSetup(run: Run, setup: SetupName, round: number, cleanDept
         const pair = await joinPair(run.rig, run.serverUrl, `m2e-${process.pid}-${++run.rooms}`);
         try {
           await sleep((cfg.settledSeconds - cfg.settledWindowSeconds) * 1000);
-          const { result, app } = await appFiguresDuring(pair, async () => {
-            await sleep(cfg.settledWindowSeconds * 1000);
-            return record(run);
-          });
+          // Both ends recorded over the whole window: the devices' clock rates over a minute.
+          const { result, app } = await appFiguresDuring(pair, () => record(run, cfg.settledWindowSeconds * 1000));
           return { m: measureClicks(result, cfg.clicks, CLICKS.periodS), app };
         } finally {
           await pair.close();
