@@ -1,9 +1,7 @@
 // Bench worker (not the app): reads the microphone track's AudioData as Tutti's network worker does
 // (workers/track-capture.ts) and reports the capture time the browser gives each click onset, on
-// this worker's timeline exactly as the app computes it. bench/m2e/segments.ts compares it with
+// this worker's timeline exactly as the app computes it. bench/m2e/segments/probe-joins.ts compares it with
 // the time the click really reached the microphone.
-
-/// <reference lib="webworker" />
 
 import type { ProbeInputMessage, ProbeInputReport } from './probe-protocol.ts';
 

@@ -1,5 +1,5 @@
 // What the device-truth probe (bench/m2e/probe.ts, probe-input.worker.ts) reports to the bench
-// (bench/m2e/segments.ts). Bench code only.
+// (bench/m2e/segments/). Bench code only.
 
 export type ProbeInputMessage = { type: 'start'; readable: ReadableStream<AudioData> } | { type: 'report' };
 
@@ -37,7 +37,7 @@ export interface ProbeReport {
 declare global {
   interface Window {
     /** Opens the microphone (read in a worker) and an AudioContext that clicks every `periodS` from now on. */
-    __probeStart(periodS: number, latencyHint?: number | AudioContextLatencyCategory): Promise<void>;
+    __probeStart(periodS: number, latencyHint?: number | 'balanced' | 'interactive' | 'playback'): Promise<void>;
     __probeReport(): Promise<ProbeReport>;
   }
 }

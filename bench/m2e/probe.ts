@@ -2,7 +2,7 @@
 // browser APIs the app uses and nothing else. Input: the microphone's MediaStreamTrackProcessor
 // read in a worker (AudioData.timestamp, as workers/track-capture.ts). Output: an AudioContext as
 // the app opens it, clicking at known context times, and its getOutputTimestamp() read twenty
-// times a second (as src/engine/output-clock.ts). bench/m2e/segments.ts holds both against when
+// times a second (as src/engine/output-clock.ts). bench/m2e/segments/ holds both against when
 // the sound really reached the microphone and left the speaker.
 
 import type { ProbeInputReport, ProbeOutputReport } from './probe-protocol.ts';

@@ -1,0 +1,43 @@
+// `npx tsx bench/m2e/segments/main.ts probe|pair|output [n] [latency hints]` (after `npm run
+// build:test` for pair, and `npx vite build --config bench/vite.config.ts` for probe and output;
+// needs the m2e rig's packages): where the mouth-to-ear time goes, held against the truth at the
+// microphone's and the speaker's sinks, both dated on the wall clock (bench/m2e/dating.ts).
+//
+//   probe [joins]          the browser alone: its capture time and its output timestamp against
+//                          the truth, one fresh page per join (probe-joins.ts)
+//   pair [joins]           one click's way through a Tutti pair (pair-joins.ts)
+//   output [s] [hints]     the browser's output over `s` seconds per AudioContext latencyHint
+//                          (comma-separated, e.g. 0,interactive,0.02; output-over-time.ts)
+//
+// docs/BENCHMARKS.md, "Where the time goes", has the figures and what they mean.
+
+import { rigUnavailable, startRig } from '../../../tests/support/audio-rig.ts';
+import { outputOverTime } from './output-over-time.ts';
+import { pairJoins } from './pair-joins.ts';
+import { probeJoins } from './probe-joins.ts';
+
+const [mode, nArg, hintsArg] = process.argv.slice(2);
+if (mode !== 'probe' && mode !== 'pair' && mode !== 'output') {
+  console.error('usage: npx tsx bench/m2e/segments/main.ts probe|pair|output [n] [latency hints]');
+  process.exit(2);
+}
+const why = rigUnavailable();
+if (why) {
+  console.log(`m2e segments skipped: ${why}`);
+} else {
+  const log = (s: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${s}`);
+  const rig = await startRig(log);
+  try {
+    if (mode === 'output') {
+      const hints = (hintsArg ?? '0').split(',').map((h) => (/^[0-9.]+$/.test(h) ? Number(h) : (h as AudioContextLatencyCategory)));
+      const rows = [];
+      for (const h of hints) rows.push(await outputOverTime(rig, Number(nArg ?? 120), h, log));
+      console.table(rows);
+    } else {
+      const n = Number(nArg ?? 4);
+      console.table(mode === 'probe' ? await probeJoins(rig, n, log) : await pairJoins(rig, n, log));
+    }
+  } finally {
+    await rig.close();
+  }
+}

@@ -1,0 +1,135 @@
+// One click's way through a Tutti pair, timed at every step it can be (bench only; the test build,
+// for the receiver's tap): the click at the microphone's sink (wall clock, bench/m2e/dating.ts),
+// the sender's capture stamp of its quantum (what the app calls its capture time), the receiving
+// worker's one-way figure for that very frame (capture stamp → the speaker, by the output clock),
+// and the copy at the speaker's sink. What the app misses then splits into the input side (its
+// capture stamp against the truth) and the output side (the truth against its speaker time).
+
+import type { Page } from '@playwright/test';
+import type { Rig } from '../../../tests/support/audio-rig.ts';
+import { joinRoom, launchOnRig, netWorker } from '../../../tests/support/browsers.ts';
+import { startServer } from '../../../tests/support/server.ts';
+import { stats, waitForStreams } from '../../lib/app.ts';
+import { detectOnsets, frameMagnitude, pairClicks } from '../onsets.ts';
+import { recordClicks, sleep, uploadSignal } from '../record.ts';
+import { CHANNELS, RATE, clickTrain } from '../signals.ts';
+import { wallOf } from '../timed-record.ts';
+import { PAIR_MS, SETTLE_MS, TRAIN, med, nearest, onsetWalls, r2, spanOf } from './lib.ts';
+
+interface TapDump {
+  pcm: { seqs: number[]; pcm: number[] };
+  oneWay: { seqs: number[]; arrivalMs: number[]; transitMs: number[]; oneWayMs: number[] };
+}
+
+async function readTap(page: Page): Promise<TapDump> {
+  const w = await netWorker(page);
+  return w.evaluate(() => {
+    const t = (self as unknown as { __tuttiTap?: import('../../../workers/test-tap.ts').Tap }).__tuttiTap;
+    if (!t) throw new Error('no __tuttiTap: not the test build, or opened without ?test=tap');
+    const [id] = [...t.pcm.keys()];
+    return { pcm: t.pcm.get(id!)!.toJSON(), oneWay: t.oneWayLog(id!).toJSON() };
+  });
+}
+
+/** Click onsets in the decoded stream (the tap's last six seconds): [sequence, frame within the quantum]. */
+function streamOnsets(pcm: TapDump['pcm']): [number, number][] {
+  const q = pcm.seqs.map((seq, i) => [seq, i] as const).sort((a, b) => a[0] - b[0]);
+  const out: [number, number][] = [];
+  let quietSince = -Infinity;
+  let lastSeq = -1;
+  let above = false;
+  for (const [seq, i] of q) {
+    if (seq === lastSeq) continue;
+    lastSeq = seq;
+    for (let k = 0; k < 128; k++) {
+      const x = Math.abs(pcm.pcm[i * 256 + 2 * k]!) / 2 ** 23;
+      const pos = seq * 128 + k;
+      if (x > 0.1) {
+        if (!above && pos - quietSince > RATE / 20) out.push([seq, k]);
+        above = true;
+      } else {
+        if (above) quietSince = pos;
+        above = false;
+      }
+    }
+  }
+  return out;
+}
+
+export async function pairJoins(rig: Rig, joins: number, log: (s: string) => void): Promise<Record<string, unknown>[]> {
+  const server = await startServer({ build: 'test' });
+  const rows: Record<string, unknown>[] = [];
+  try {
+    const clicks = await uploadSignal(rig, 'clicks', clickTrain(TRAIN));
+    for (let j = 1; j <= joins; j++) {
+      const sender = await launchOnRig(rig, { sink: 'spk', source: 'mic' });
+      const receiver = await launchOnRig(rig, { sink: 'spk', source: 'silent.monitor' });
+      try {
+        const room = `segments-${process.pid}-${j}`;
+        await joinRoom(sender.page, server.url, room, 'Sender', { query: '' });
+        await sender.page.locator('input[name="master"]').fill('0');
+        await joinRoom(receiver.page, server.url, room, 'Receiver', { query: 'test=tap' });
+        await receiver.page.getByRole('button', { name: 'Mute', exact: true }).click();
+        await waitForStreams(receiver.page, 1, 300);
+        await sleep(SETTLE_MS);
+        const before = (await stats(receiver.page))?.peers[0];
+        const p50s: number[] = [];
+        let recording = true;
+        const sampling = (async () => {
+          while (recording) {
+            await sleep(1000);
+            const v = (await stats(receiver.page))?.peers[0]?.oneWayMs?.p50;
+            if (typeof v === 'number') p50s.push(v);
+          }
+        })();
+        const rec = await recordClicks(rig, clicks, 300).finally(() => (recording = false));
+        await sampling;
+        const peer = (await stats(receiver.page))?.peers[0];
+        // Read last: the tap's six seconds of PCM are a large copy that stalls the worker.
+        const tap = await readTap(receiver.page);
+        const p = pairClicks(detectOnsets(frameMagnitude(rec.speaker.samples, CHANNELS), RATE), RATE, { expectedClicks: TRAIN.clicks, periodS: TRAIN.periodS });
+        const atMouth = onsetWalls(rec.mouth);
+        const atSpeaker = p.direct.flatMap((d, i) => (p.gapsMs[i] === null ? [] : [wallOf(rec.speaker, d) + p.gapsMs[i]!]));
+        const row = new Map<number, number>();
+        tap.oneWay.seqs.forEach((seq, i) => row.set(seq, i));
+        const input: number[] = [];
+        const output: number[] = [];
+        const gaps: number[] = [];
+        const figures: number[] = [];
+        for (const [seq, k] of streamOnsets(tap.pcm)) {
+          const i = row.get(seq);
+          if (i === undefined) continue;
+          const stamp = tap.oneWay.arrivalMs[i]! - tap.oneWay.transitMs[i]! + (k * 1000) / RATE;
+          const dated = stamp + tap.oneWay.oneWayMs[i]!;
+          const m = nearest(atMouth, stamp);
+          const s = nearest(atSpeaker, dated);
+          if (m === null || s === null || Math.abs(stamp - m) > PAIR_MS || Math.abs(dated - s) > PAIR_MS) continue;
+          input.push(stamp - m);
+          output.push(s - dated);
+          gaps.push(s - m);
+          figures.push(tap.oneWay.oneWayMs[i]!);
+        }
+        const r = {
+          join: j,
+          clicks: `${gaps.length}/${atMouth.length}`,
+          'mouth → ear ms': spanOf(gaps),
+          'input: capture stamp − true ms': spanOf(input),
+          "the app's one-way for those frames ms": spanOf(figures),
+          'output: true − speaker time ms': spanOf(output),
+          'one-way stat p50 (recording) ms': r2(med(p50s)),
+          'stat reads short by ms': r2(med(gaps) - med(p50s)),
+          depth: peer?.depth ?? null,
+          'underruns/trimmed in the recording': `${(peer?.underruns ?? 0) - (before?.underruns ?? 0)}/${(peer?.trimmed ?? 0) - (before?.trimmed ?? 0)}`,
+          'dating p90 ms': r2(Math.max(rec.speaker.chunkDelayP90Ms, rec.mouth.chunkDelayP90Ms)),
+        };
+        rows.push(r);
+        log(JSON.stringify(r));
+      } finally {
+        await Promise.all([sender.close(), receiver.close()]);
+      }
+    }
+  } finally {
+    await server.close();
+  }
+  return rows;
+}
