@@ -24,11 +24,31 @@ export interface TimedRecording {
   chunkDelayP50Ms: number;
   chunkDelayP90Ms: number;
   chunks: number;
+  /**
+   * The sink's configured latency during the recording, ms (pactl), or null where not read: a
+   * null sink renders that far ahead of its own clock and its monitor hands the frames over when
+   * rendered, so a frame plays, by the sink's clock, this long after the envelope dates it.
+   */
+  sinkLatencyMs?: number | null;
 }
 
-/** Wall-clock ms at which frame `frame` of `r` was rendered. */
+/**
+ * Wall-clock ms of frame `frame` of `r` on the envelope: when the sink renders it if it is the last
+ * frame of a render block (the earliest a frame is ever handed over for its place in the stream).
+ */
 export function wallOf(r: Pick<TimedRecording, 'startMs' | 'msPerFrame'>, frame: number): number {
   return r.startMs + frame * r.msPerFrame;
+}
+
+/**
+ * Wall-clock ms at which frame `frame` of `r` plays by the sink's own clock. module-null-sink wakes
+ * when its clock reaches the frames it rendered last and renders up to its configured latency
+ * ahead (one block); the block's last frame is on the envelope, so every frame plays the
+ * configured latency after its envelope time. This is the device's timeline, which a real
+ * device's converter would keep; the monitor hands a frame over up to a block before it.
+ */
+export function playOf(r: Pick<TimedRecording, 'startMs' | 'msPerFrame' | 'sinkLatencyMs'>, frame: number): number {
+  return wallOf(r, frame) + (r.sinkLatencyMs ?? 0);
 }
 
 /**

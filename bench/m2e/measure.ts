@@ -1,7 +1,7 @@
 // From a rig recording to the figures of one measurement (Node, pure): the click train's gaps with
 // their spread, glitches and drift within the recording, or a tone's glitches.
 
-import { wallOf, type TimedRecording } from './dating.ts';
+import { playOf, type TimedRecording } from './dating.ts';
 import { CHANNELS, RATE } from './signals.ts';
 import { detectOnsets, frameMagnitude, pairClicks } from './onsets.ts';
 import { spread } from './spread.ts';
@@ -27,9 +27,10 @@ export interface ClickMeasurement {
    */
   slopeMsPerS: number | null;
   /**
-   * How much later the direct click was rendered by the speaker's sink than by the microphone's
-   * sink, ms (median over the clicks; bench/m2e/record.ts recordClicks says why they differ). It is
-   * already added to every gap: a gap runs from the microphone to the speaker. null for a recording
+   * How much later the direct click played at the speaker's sink than at the microphone's sink,
+   * each by its own clock (bench/m2e/dating.ts playOf), ms (median over the clicks;
+   * bench/m2e/record.ts recordClicks says why they differ). It is already added to every gap: a gap
+   * runs from the microphone to the speaker. null for a recording
    * of the speaker alone (its gaps then start at the direct click in the speaker's recording).
    */
   mouthSkewMs: number | null;
@@ -38,6 +39,9 @@ export interface ClickMeasurement {
   speakerRatePpm: number | null;
   /** How tight the wall-clock dating is: the larger of the two recordings' chunk-delay p90, ms. */
   datingP90Ms: number | null;
+  /** The sinks' configured latencies during the recording (their clocks run this far behind their monitors), ms; null where not read or changed. */
+  mouthSinkLatencyMs: number | null;
+  speakerSinkLatencyMs: number | null;
 }
 
 /** The two ends' recordings (bench/m2e/record.ts ClickRecording). */
@@ -58,9 +62,9 @@ export function measureClicks(rec: Int16Array | ClickEnds, clicks: number, perio
   let gaps = p.gapsMs;
   let skew: number | null = null;
   if (ends) {
-    const mouth = detectOnsets(frameMagnitude(ends.mouth.samples, CHANNELS), RATE).map((f) => wallOf(ends.mouth, f));
+    const mouth = detectOnsets(frameMagnitude(ends.mouth.samples, CHANNELS), RATE).map((f) => playOf(ends.mouth, f));
     const skews = p.direct.map((d) => {
-      const w = wallOf(ends.speaker, d);
+      const w = playOf(ends.speaker, d);
       let best: number | null = null;
       for (const m of mouth) if (Math.abs(w - m) <= MOUTH_WINDOW_MS && (best === null || Math.abs(w - m) < Math.abs(w - best))) best = m;
       return best === null ? null : w - best;
@@ -87,6 +91,8 @@ export function measureClicks(rec: Int16Array | ClickEnds, clicks: number, perio
     mouthRatePpm: ends ? r2(ends.mouth.ratePpm) : null,
     speakerRatePpm: ends ? r2(ends.speaker.ratePpm) : null,
     datingP90Ms: ends ? r2(Math.max(ends.mouth.chunkDelayP90Ms, ends.speaker.chunkDelayP90Ms)) : null,
+    mouthSinkLatencyMs: ends?.mouth.sinkLatencyMs ?? null,
+    speakerSinkLatencyMs: ends?.speaker.sinkLatencyMs ?? null,
   };
 }
 

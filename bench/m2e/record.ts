@@ -71,12 +71,12 @@ export interface ClickRecording {
 
 /**
  * Plays `signal` into `both` while recording `spk.monitor` (the direct click and the browser's
- * copy) and `micsink.monitor` (the click as the microphone gets it), each dated on the wall clock
- * (bench/m2e/timed-record.ts). Why the second recording: the combine sink's two slave streams do
- * not render at the same moment once browsers are connected to the sinks (measured here: the
- * direct click reached `spk` 2.3–9.1 ms after `micsink`, one figure per join), so the direct
- * click in the speaker's recording is not when the microphone heard it. `leadMs` of silence is
- * recorded first (a long recording also measures the devices' clock rates better).
+ * copy) and `micsink.monitor` (the click as the microphone gets it), each dated on its sink's own
+ * clock (bench/m2e/dating.ts). Why the second recording: the combine sink's two slave streams do
+ * not play at the same moment once browsers are connected to the sinks (the direct click reached
+ * `spk` up to 20 ms before or after `micsink`, one figure per join), so the direct click in the
+ * speaker's recording is not when the microphone heard it. `leadMs` of the room is recorded first
+ * (a long recording also measures the devices' clock rates better).
  */
 export async function recordClicks(rig: Rig, signal: Signal, tailMs: number, leadMs = 200): Promise<ClickRecording> {
   const speaker = await startTimedRecord(rig, 'spk.monitor', 100);
@@ -85,16 +85,38 @@ export async function recordClicks(rig: Rig, signal: Signal, tailMs: number, lea
     throw err;
   });
   let played: unknown = null;
+  const latencies: Record<string, number>[] = [];
   try {
     await sleep(leadMs);
+    latencies.push(await sinkLatencies(rig));
     await run('pactl', ['play-sample', signal.name, 'both'], rig.env());
     await sleep(signal.seconds * 1000 + tailMs);
+    latencies.push(await sinkLatencies(rig));
   } catch (err) {
     played = err;
   }
   const result = { speaker: await speaker.stop(), mouth: await mouth.stop() };
   if (played) throw played;
+  // The sinks' configured latencies: read before and after the train; a change between the two
+  // (a client came or went) leaves the dating to the envelope and says so.
+  const [a, b] = latencies;
+  for (const [r, sink] of [[result.speaker, 'spk'], [result.mouth, 'micsink']] as const) {
+    const before = a?.[sink];
+    r.sinkLatencyMs = before !== undefined && before === b?.[sink] ? before : null;
+  }
   return result;
+}
+
+/** Each sink's configured latency now (`pactl list sinks`), ms, by sink name. */
+export async function sinkLatencies(rig: Rig): Promise<Record<string, number>> {
+  const text = await run('pactl', ['list', 'sinks'], rig.env());
+  const out: Record<string, number> = {};
+  for (const block of text.split(/\n(?=Sink #)/)) {
+    const name = /Name: (\S+)/.exec(block)?.[1];
+    const configured = /Latency: \d+ usec, configured (\d+) usec/.exec(block)?.[1];
+    if (name && configured) out[name] = Number(configured) / 1000;
+  }
+  return out;
 }
 
 /**

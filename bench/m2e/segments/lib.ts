@@ -4,7 +4,7 @@
 import { detectOnsets, frameMagnitude } from '../onsets.ts';
 import type { ProbeReport } from '../probe-protocol.ts';
 import { CHANNELS, RATE, type ClickSpec } from '../signals.ts';
-import { wallOf, type TimedRecording } from '../timed-record.ts';
+import { playOf, type TimedRecording } from '../dating.ts';
 
 export const TRAIN: ClickSpec = { clicks: 12, periodS: 1, firstS: 0.5, pulseMs: 2, amplitude: 0.5, tailS: 0.7 };
 /** Time in the room (or with the probe running) before a measurement: the m2e bench's C default waits about as long. */
@@ -27,9 +27,9 @@ export function spanOf(xs: readonly number[]): string {
   return xs.length ? `${r2(med(xs))} (${r2(Math.min(...xs))}…${r2(Math.max(...xs))})` : '–';
 }
 
-/** Wall-clock ms of every onset in `r`. */
+/** Wall-clock ms at which every onset in `r` plays by its sink's clock (bench/m2e/dating.ts playOf). */
 export function onsetWalls(r: TimedRecording): number[] {
-  return detectOnsets(frameMagnitude(r.samples, CHANNELS), RATE).map((f) => wallOf(r, f));
+  return detectOnsets(frameMagnitude(r.samples, CHANNELS), RATE).map((f) => playOf(r, f));
 }
 
 export function nearest(xs: readonly number[], x: number): number | null {
@@ -61,3 +61,4 @@ export function slope(xs: readonly number[], ys: readonly number[]): number {
   }
   return sxy / sxx;
 }
+

@@ -7,7 +7,7 @@
 import type { Rig } from '../../../tests/support/audio-rig.ts';
 import { launchOnRig } from '../../../tests/support/browsers.ts';
 import { serveBenchPages } from '../../lib/pages.ts';
-import { sleep } from '../record.ts';
+import { sinkLatencies, sleep } from '../record.ts';
 import { startTimedRecord } from '../timed-record.ts';
 import { PAGE_PERIOD_S, PAIR_MS, nearest, onsetWalls, r2, slope, speakerMs } from './lib.ts';
 
@@ -18,9 +18,12 @@ export async function outputOverTime(rig: Rig, seconds: number, hint: number | A
     await b.page.goto(`${pages.url}/m2e/probe.html`);
     const rec = await startTimedRecord(rig, 'spk.monitor');
     await b.page.evaluate(([p, h]) => window.__probeStart(p as number, h as number | AudioContextLatencyCategory), [PAGE_PERIOD_S, hint] as const);
-    await sleep(seconds * 1000);
+    await sleep((seconds * 1000) / 2);
+    const lat = await sinkLatencies(rig);
+    await sleep((seconds * 1000) / 2);
     const rep = await b.page.evaluate(() => window.__probeReport());
     const r = await rec.stop();
+    r.sinkLatencyMs = lat['spk'] ?? null;
     const o = rep.output;
     const walls = onsetWalls(r);
     // When the render passed context time t: linear between the readings of currentTime and the wall clock.

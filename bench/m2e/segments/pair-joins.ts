@@ -13,7 +13,7 @@ import { stats, waitForStreams } from '../../lib/app.ts';
 import { detectOnsets, frameMagnitude, pairClicks } from '../onsets.ts';
 import { recordClicks, sleep, uploadSignal } from '../record.ts';
 import { CHANNELS, RATE, clickTrain } from '../signals.ts';
-import { wallOf } from '../timed-record.ts';
+import { playOf } from '../dating.ts';
 import { PAIR_MS, SETTLE_MS, TRAIN, med, nearest, onsetWalls, r2, spanOf } from './lib.ts';
 
 interface TapDump {
@@ -89,7 +89,7 @@ export async function pairJoins(rig: Rig, joins: number, log: (s: string) => voi
         const tap = await readTap(receiver.page);
         const p = pairClicks(detectOnsets(frameMagnitude(rec.speaker.samples, CHANNELS), RATE), RATE, { expectedClicks: TRAIN.clicks, periodS: TRAIN.periodS });
         const atMouth = onsetWalls(rec.mouth);
-        const atSpeaker = p.direct.flatMap((d, i) => (p.gapsMs[i] === null ? [] : [wallOf(rec.speaker, d) + p.gapsMs[i]!]));
+        const atSpeaker = p.direct.flatMap((d, i) => (p.gapsMs[i] === null ? [] : [playOf(rec.speaker, d) + p.gapsMs[i]!]));
         const row = new Map<number, number>();
         tap.oneWay.seqs.forEach((seq, i) => row.set(seq, i));
         const input: number[] = [];
@@ -120,7 +120,8 @@ export async function pairJoins(rig: Rig, joins: number, log: (s: string) => voi
           'stat reads short by ms': r2(med(gaps) - med(p50s)),
           depth: peer?.depth ?? null,
           'underruns/trimmed in the recording': `${(peer?.underruns ?? 0) - (before?.underruns ?? 0)}/${(peer?.trimmed ?? 0) - (before?.trimmed ?? 0)}`,
-          'dating p90 ms': r2(Math.max(rec.speaker.chunkDelayP90Ms, rec.mouth.chunkDelayP90Ms)),
+          'sink latency micsink, spk ms': `${rec.mouth.sinkLatencyMs ?? '–'}, ${rec.speaker.sinkLatencyMs ?? '–'}`,
+          'dating p50/p90 mouth, speaker ms': `${r2(rec.mouth.chunkDelayP50Ms)}/${r2(rec.mouth.chunkDelayP90Ms)}, ${r2(rec.speaker.chunkDelayP50Ms)}/${r2(rec.speaker.chunkDelayP90Ms)}`,
         };
         rows.push(r);
         log(JSON.stringify(r));

@@ -9,7 +9,7 @@ import type { Rig } from '../../../tests/support/audio-rig.ts';
 import { launchOnRig } from '../../../tests/support/browsers.ts';
 import { serveBenchPages } from '../../lib/pages.ts';
 import { detectOnsets, frameMagnitude } from '../onsets.ts';
-import { sleep, uploadSignal } from '../record.ts';
+import { sinkLatencies, sleep, uploadSignal } from '../record.ts';
 import { CHANNELS, RATE, clickTrain } from '../signals.ts';
 import { startTimedRecord } from '../timed-record.ts';
 import { PAGE_PERIOD_S, PAIR_MS, SETTLE_MS, TRAIN, med, nearest, onsetWalls, r2, speakerMs, spanOf } from './lib.ts';
@@ -29,8 +29,12 @@ export async function probeJoins(rig: Rig, joins: number, log: (s: string) => vo
         const mic = await startTimedRecord(rig, 'micsink.monitor');
         await sleep(300);
         spawnSync('pactl', ['play-sample', clicks.name, 'micsink'], { env: rig.env() });
-        await sleep(clicks.seconds * 1000 + 300);
+        await sleep(clicks.seconds * 1000 / 2);
+        const lat = await sinkLatencies(rig);
+        await sleep(clicks.seconds * 1000 / 2 + 300);
         const [rs, rm] = [await spk.stop(), await mic.stop()];
+        rs.sinkLatencyMs = lat['spk'] ?? null;
+        rm.sinkLatencyMs = lat['micsink'] ?? null;
         const rep = await b.page.evaluate(() => window.__probeReport());
         const trueMic = onsetWalls(rm);
         const stamped = rep.input.onsetsUs.map((u) => u / 1000);
@@ -58,6 +62,7 @@ export async function probeJoins(rig: Rig, joins: number, log: (s: string) => vo
           'frames skipped/repeated': [...new Set(spacing)].join('/'),
           'one-way reads short by ms': r2(med(inErr) + med(outErr)),
           'outputLatency + baseLatency ms': r2((o.outputLatencyS[last]! + o.baseLatencyS[last]!) * 1000),
+          'sink latency micsink, spk ms': `${lat['micsink'] ?? '–'}, ${lat['spk'] ?? '–'}`,
           'dating p90 ms': r2(Math.max(rs.chunkDelayP90Ms, rm.chunkDelayP90Ms)),
         };
         rows.push(row);
