@@ -52,10 +52,14 @@ export function playOf(r: Pick<TimedRecording, 'startMs' | 'msPerFrame' | 'sinkL
 }
 
 /**
- * The envelope of chunk arrivals (wall ms) against the frames delivered by then: a least-squares
- * line through the lowest point of each of up to 20 stretches of the recording (a busy recorder
- * only ever delivers late, so each stretch's lowest point is its truest), then its offset under
- * every chunk. Pure, for the unit tests.
+ * The envelope of chunk arrivals (wall ms) against the frames delivered by then: the line under
+ * every point that lies closest to them on average, which is the edge of their lower convex hull
+ * over the mean frame count (the linear-programming estimate of clock skew from one-way delays,
+ * Moon, Skelly and Towsley, 1999). Why not a fit through each stretch's lowest point: a sink
+ * renders blocks (21.33 ms at `micsink`) and `parec` gets chunks of its own size, so when the two
+ * beat slowly a stretch can hold no chunk that ends with a block, its lowest point sits up to a
+ * block high, and a 73 s line tilted by tens of ppm (−46 ppm for a sink that can only run fast).
+ * The hull leans only on the lowest points wherever they are. Pure, for the unit tests.
  */
 export function envelope(arrivalsMs: readonly number[], framesAfter: readonly number[]): Omit<TimedRecording, 'samples' | 'chunks'> {
   // Skip the first chunks: the server may hand over what it had buffered before the stream began.
@@ -63,30 +67,29 @@ export function envelope(arrivalsMs: readonly number[], framesAfter: readonly nu
   const a = arrivalsMs.slice(from);
   const f = framesAfter.slice(from);
   const nominal = 1000 / RATE;
-  const stretches = Math.max(1, Math.min(20, Math.floor(a.length / 5)));
-  const xs: number[] = [];
-  const ys: number[] = [];
-  for (let k = 0; k < stretches; k++) {
-    const lo = Math.floor((k * a.length) / stretches);
-    const hi = Math.floor(((k + 1) * a.length) / stretches);
-    let best = lo;
-    for (let i = lo; i < hi; i++) if (a[i]! - f[i]! * nominal < a[best]! - f[best]! * nominal) best = i;
-    xs.push(f[best]!);
-    ys.push(a[best]! - f[best]! * nominal);
+  const ys = a.map((x, i) => x - f[i]! * nominal);
+  // Lower hull (monotone chain; frames only grow).
+  const hull: number[] = [];
+  for (let i = 0; i < f.length; i++) {
+    while (hull.length >= 2) {
+      const p = hull[hull.length - 2]!;
+      const q = hull[hull.length - 1]!;
+      // Drop q when it lies on or above the segment p → i.
+      if ((ys[q]! - ys[p]!) * (f[i]! - f[p]!) >= (ys[i]! - ys[p]!) * (f[q]! - f[p]!)) hull.pop();
+      else break;
+    }
+    hull.push(i);
   }
   const frames = f[f.length - 1]! - f[0]!;
   let slope = 0;
   // Too short a recording (under a second) to see a rate: nominal.
-  if (frames > RATE && xs.length >= 3) {
-    const mx = xs.reduce((p, x) => p + x, 0) / xs.length;
-    const my = ys.reduce((p, y) => p + y, 0) / ys.length;
-    let sxy = 0;
-    let sxx = 0;
-    for (let i = 0; i < xs.length; i++) {
-      sxy += (xs[i]! - mx) * (ys[i]! - my);
-      sxx += (xs[i]! - mx) ** 2;
-    }
-    slope = sxy / sxx;
+  if (frames > RATE && hull.length >= 2) {
+    const mean = f.reduce((p, x) => p + x, 0) / f.length;
+    let k = 0;
+    while (k < hull.length - 2 && f[hull[k + 1]!]! < mean) k++;
+    const p = hull[k]!;
+    const q = hull[k + 1]!;
+    slope = (ys[q]! - ys[p]!) / (f[q]! - f[p]!);
   }
   const msPerFrame = nominal + slope;
   let startMs = Infinity;

@@ -42,6 +42,31 @@ describe('m2e wall-clock dating', () => {
     }
   });
 
+  test('a sink rendering whole blocks, read in chunks that beat with them, still gives its rate and its block ends', () => {
+    // The sink renders 1024-frame blocks a block ahead of its clock; each chunk arrives when the
+    // block holding its last frame is rendered. Chunks of 1030 and of 1019 frames drift slowly
+    // against the blocks, so for seconds on end none ends with a block.
+    for (const chunk of [1030, 1019, 4800]) {
+      for (const ratePpm of [0, 62.5, 180]) {
+        const ms = 1000 / RATE / (1 + ratePpm * 1e-6);
+        const t0 = 5e5;
+        const a: number[] = [];
+        const f: number[] = [];
+        const rng = mulberry32(chunk);
+        for (let end = chunk; end * ms < 73_000; end += chunk) {
+          const blockStart = Math.floor((end - 1) / 1024) * 1024;
+          a.push(t0 + blockStart * ms + rng() * 0.3);
+          f.push(end);
+        }
+        const e = envelope(a, f);
+        assert.ok(Math.abs(e.ratePpm - ratePpm) < 5, `chunks of ${chunk}: rate ${e.ratePpm.toFixed(1)} ppm, true ${ratePpm}`);
+        // The envelope runs through the block ends: frame 1024 k is dated a block before it plays.
+        const err = wallOf(e, 1024 * 1000) - (t0 + 1024 * 999 * ms);
+        assert.ok(Math.abs(err) < 0.5, `chunks of ${chunk}, ${ratePpm} ppm: block end dated ${err.toFixed(2)} ms off`);
+      }
+    }
+  });
+
   test('a recording under a second keeps the nominal rate', () => {
     const { a, f } = arrivals(1, 100, 0, 0.5, 480, 0.2);
     assert.equal(envelope(a, f).ratePpm, 0);
