@@ -135,6 +135,7 @@ class NetWorker {
     }
     const steps = this.speaker.steps;
     this.speaker.add(contextTime, wallMs);
+    if (__TUTTI_TEST__) self.__tuttiTap?.onOutputClock(contextTime, wallMs, this.speaker.offsetMs);
     if (this.speaker.steps !== steps && this.speaker.lastStepMs >= STALL_STEP_QUANTA * QUANTUM_MS) this.stalled(this.speaker.lastStepMs);
   }
 

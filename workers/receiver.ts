@@ -109,7 +109,7 @@ export class Receiver {
         if (nextMs !== null) {
           const oneWayMs = transitUs / 1000 + Math.max(0, nextMs - arrivalMs) + (marginFrames / QUANTUM_FRAMES) * QUANTUM_MS;
           peer.oneWay.add(oneWayMs);
-          if (__TUTTI_TEST__ && this.tap) this.tap.oneWayLog(peer.id).record(h.sequence, arrivalMs, transitUs / 1000, oneWayMs);
+          if (__TUTTI_TEST__ && this.tap) this.tap.oneWayLog(peer.id).record(h.sequence, arrivalMs, transitUs / 1000, oneWayMs, (next + marginFrames) | 0);
           // The report leaves out a backlog about to be trimmed (DepthController.pendingTrim).
           const trim = peer.controller.pendingTrim();
           peer.oneWayReports.add(oneWayMs - trim * QUANTUM_MS, arrivalMs - performance.timeOrigin, trim > 0);

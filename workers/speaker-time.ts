@@ -67,6 +67,11 @@ export class SpeakerTime {
   /** The newest step followed, ms (positive: the output plays later than before, as after a stall). */
   lastStepMs = 0;
 
+  /** The offset in use, ms (wall − context): for the test tap. */
+  get offsetMs(): number {
+    return this.offset;
+  }
+
   /** One reading: context time `contextTime` (s) is being played at wall time `wallMs` (performance.timeOrigin + performanceTime). */
   add(contextTime: number, wallMs: number): void {
     if (!(contextTime > 0) || !Number.isFinite(contextTime) || !Number.isFinite(wallMs)) return; // not playing yet

@@ -72,24 +72,28 @@ export class OneWayLog {
   readonly arrivalMs = new Float64Array(CAPACITY);
   readonly transitMs = new Float64Array(CAPACITY);
   readonly oneWayMs = new Float64Array(CAPACITY);
+  /** The context frame (modulo 2^32) at which the worker expects the frame's first sample to be rendered. */
+  readonly playFrame = new Int32Array(CAPACITY);
   count = 0;
-  record(seq: number, arrivalMs: number, transitMs: number, oneWayMs: number): void {
+  record(seq: number, arrivalMs: number, transitMs: number, oneWayMs: number, playFrame: number): void {
     const i = this.count++ % CAPACITY;
+    this.playFrame[i] = playFrame;
     this.seqs[i] = seq;
     this.arrivalMs[i] = arrivalMs;
     this.transitMs[i] = transitMs;
     this.oneWayMs[i] = oneWayMs;
   }
   /** Oldest first. */
-  toJSON(): { seqs: number[]; arrivalMs: number[]; transitMs: number[]; oneWayMs: number[] } {
+  toJSON(): { seqs: number[]; arrivalMs: number[]; transitMs: number[]; oneWayMs: number[]; playFrame: number[] } {
     const n = Math.min(this.count, CAPACITY);
-    const out = { seqs: [] as number[], arrivalMs: [] as number[], transitMs: [] as number[], oneWayMs: [] as number[] };
+    const out = { seqs: [] as number[], arrivalMs: [] as number[], transitMs: [] as number[], oneWayMs: [] as number[], playFrame: [] as number[] };
     for (let j = this.count - n; j < this.count; j++) {
       const i = j % CAPACITY;
       out.seqs.push(this.seqs[i]!);
       out.arrivalMs.push(this.arrivalMs[i]!);
       out.transitMs.push(this.transitMs[i]!);
       out.oneWayMs.push(this.oneWayMs[i]!);
+      out.playFrame.push(this.playFrame[i]!);
     }
     return out;
   }
@@ -102,6 +106,8 @@ export class Tap {
   readonly pcm = new Map<string, PcmLog>();
   /** One-way figures per peer (the last two minutes). */
   readonly oneWay = new Map<string, OneWayLog>();
+  /** The output-clock readings the worker got (context s, wall ms) and the speaker offset it then used, the last two minutes. */
+  readonly outputClock: { contextS: number[]; wallMs: number[]; offsetMs: number[] } = { contextS: [], wallMs: [], offsetMs: [] };
   /** The most recent second of the sent signal's left channel (circular), to check the capture is the test's WAV. */
   readonly sentSignal = new Float32Array(48_000);
   sentSignalLength = 0;
@@ -134,6 +140,14 @@ export class Tap {
     let l = this.oneWay.get(peerId);
     if (!l) this.oneWay.set(peerId, (l = new OneWayLog()));
     return l;
+  }
+
+  onOutputClock(contextS: number, wallMs: number, offsetMs: number): void {
+    const o = this.outputClock;
+    if (o.contextS.length >= 20 * 120) for (const a of [o.contextS, o.wallMs, o.offsetMs]) a.shift();
+    o.contextS.push(contextS);
+    o.wallMs.push(wallMs);
+    o.offsetMs.push(offsetMs);
   }
 
   /** One frame of `peerId` decoded into shared memory at `offset` of `f32` (stereo interleaved). */

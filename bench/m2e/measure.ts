@@ -3,7 +3,7 @@
 
 import { playOf, type TimedRecording } from './dating.ts';
 import { CHANNELS, RATE } from './signals.ts';
-import { detectOnsets, frameMagnitude, pairClicks } from './onsets.ts';
+import { detectOnsets, frameMagnitude, pairAcross, pairClicks } from './onsets.ts';
 import { spread } from './spread.ts';
 import { TONE_HZ, toneGlitches, type ToneGlitches } from './tone.ts';
 
@@ -26,14 +26,6 @@ export interface ClickMeasurement {
    * (a rate mismatch, a queue that fills) shows here, and a single step (a trim, an underrun) too.
    */
   slopeMsPerS: number | null;
-  /**
-   * How much later the direct click played at the speaker's sink than at the microphone's sink,
-   * each by its own clock (bench/m2e/dating.ts playOf), ms (median over the clicks;
-   * bench/m2e/record.ts recordClicks says why they differ). It is already added to every gap: a gap
-   * runs from the microphone to the speaker. null for a recording
-   * of the speaker alone (its gaps then start at the direct click in the speaker's recording).
-   */
-  mouthSkewMs: number | null;
   /** The rig devices' clock rates against the wall clock over the recording, ppm: the microphone's sink and the speaker (null without the mouth's recording). */
   mouthRatePpm: number | null;
   speakerRatePpm: number | null;
@@ -51,32 +43,31 @@ export interface ClickEnds {
 }
 
 /**
- * The click train's gaps. From the speaker's recording alone (`rec` samples): each from the direct
- * click to its copy in that recording. From both ends: each from the click's rendering at the
- * microphone's sink to its copy's at the speaker, both on the wall clock.
+ * The click train's gaps. From the speaker's recording alone (`rec` samples, the train played into
+ * both sinks): each from the direct click to its copy in that recording. From both ends (the train
+ * played into the microphone's sink only, bench/m2e/record.ts recordClicks): each from the click
+ * playing at the microphone's sink to its copy playing at the speaker's, both on their devices'
+ * clocks. A copy must reach a quarter of the click's level at the mouth to count, as a copy in the
+ * same recording had to reach a quarter of the direct click's.
  */
 export function measureClicks(rec: Int16Array | ClickEnds, clicks: number, periodS: number): ClickMeasurement {
-  const ends = rec instanceof Int16Array ? null : rec;
-  const speaker = ends ? ends.speaker.samples : (rec as Int16Array);
-  const p = pairClicks(detectOnsets(frameMagnitude(speaker, CHANNELS), RATE), RATE, { expectedClicks: clicks, periodS });
-  let gaps = p.gapsMs;
-  let skew: number | null = null;
-  if (ends) {
-    const mouth = detectOnsets(frameMagnitude(ends.mouth.samples, CHANNELS), RATE).map((f) => playOf(ends.mouth, f));
-    const skews = p.direct.map((d) => {
-      const w = playOf(ends.speaker, d);
-      let best: number | null = null;
-      for (const m of mouth) if (Math.abs(w - m) <= MOUTH_WINDOW_MS && (best === null || Math.abs(w - m) < Math.abs(w - best))) best = m;
-      return best === null ? null : w - best;
-    });
-    skew = spread(skews)?.median ?? null;
-    // Each click with its own skew (they agree within a recording; one missing at the mouth takes the median).
-    gaps = p.gapsMs.map((g, k) => (g === null || skew === null ? g : g + (skews[k] ?? skew)));
+  let p: { gapsMs: (number | null)[]; missing: number; doubled: number; strays: number; directMissing: number };
+  if (rec instanceof Int16Array) {
+    p = pairClicks(detectOnsets(frameMagnitude(rec, CHANNELS), RATE), RATE, { expectedClicks: clicks, periodS });
+  } else {
+    const mouthMag = frameMagnitude(rec.mouth.samples, CHANNELS);
+    const speakerMag = frameMagnitude(rec.speaker.samples, CHANNELS);
+    const mouthMax = peak(mouthMag);
+    const speakerMax = peak(speakerMag);
+    const mouth = detectOnsets(mouthMag, RATE).map((f) => playOf(rec.mouth, f));
+    const speaker = speakerMax === 0 ? [] : detectOnsets(speakerMag, RATE, { threshold: Math.min(1, (0.25 * mouthMax) / speakerMax) }).map((f) => playOf(rec.speaker, f));
+    p = pairAcross(mouth, speaker, { expectedClicks: clicks, periodS });
   }
-  const s = spread(gaps);
+  const s = spread(p.gapsMs);
   const r2 = (x: number | null | undefined) => (x === null || x === undefined ? null : Math.round(x * 100) / 100);
+  const ends = rec instanceof Int16Array ? null : rec;
   return {
-    gapsMs: gaps.map(r2),
+    gapsMs: p.gapsMs.map(r2),
     medianMs: r2(s?.median),
     minMs: r2(s?.min),
     maxMs: r2(s?.max),
@@ -86,8 +77,7 @@ export function measureClicks(rec: Int16Array | ClickEnds, clicks: number, perio
     doubled: p.doubled,
     strays: p.strays,
     directMissing: p.directMissing,
-    slopeMsPerS: r2(slope(gaps, periodS)),
-    mouthSkewMs: r2(skew),
+    slopeMsPerS: r2(slope(p.gapsMs, periodS)),
     mouthRatePpm: ends ? r2(ends.mouth.ratePpm) : null,
     speakerRatePpm: ends ? r2(ends.speaker.ratePpm) : null,
     datingP90Ms: ends ? r2(Math.max(ends.mouth.chunkDelayP90Ms, ends.speaker.chunkDelayP90Ms)) : null,
@@ -96,8 +86,11 @@ export function measureClicks(rec: Int16Array | ClickEnds, clicks: number, perio
   };
 }
 
-/** A click at the microphone's sink is the one within this of its direct copy at the speaker's sink. */
-const MOUTH_WINDOW_MS = 50;
+function peak(mag: Float32Array): number {
+  let m = 0;
+  for (let i = 0; i < mag.length; i++) if (mag[i]! > m) m = mag[i]!;
+  return m;
+}
 
 function slope(gaps: readonly (number | null)[], periodS: number): number | null {
   const pts = gaps.flatMap((g, k) => (g === null ? [] : [[k * periodS, g] as const]));

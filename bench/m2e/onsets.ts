@@ -133,3 +133,34 @@ function chainFrom(onsets: readonly number[], a: number, period: number, tol: nu
   }
   return chain;
 }
+
+/**
+ * Pairs clicks at the mouth with their copies at the speaker when each is in its own recording,
+ * both as wall-clock ms on their devices' clocks (bench/m2e/dating.ts): the direct train is the
+ * mouth's (its longest chain one period apart), and a click's copy is the first speaker onset
+ * `minGapMs`–`maxGapMs` after it. Missing, doubled and strays as in pairClicks.
+ */
+export function pairAcross(mouthMs: readonly number[], speakerMs: readonly number[], opts: PairOptions = {}): Pairing & { directMs: number[] } {
+  // The mouth's own chain, on a frame timeline from its first onset (pairClicks wants frames).
+  const t0 = mouthMs.length ? Math.min(...mouthMs) : 0;
+  const chain = pairClicks(mouthMs.map((t) => ((t - t0) * 48_000) / 1000), 48_000, { ...opts, maxGapMs: 0, minGapMs: 0 });
+  const directMs = chain.direct.map((f) => t0 + (f * 1000) / 48_000);
+  const minGap = opts.minGapMs ?? 3;
+  const maxGap = opts.maxGapMs ?? 600;
+  const gapsMs: (number | null)[] = [];
+  let missing = 0;
+  let doubled = 0;
+  const used = new Set<number>();
+  for (const d of directMs) {
+    const inWindow = speakerMs.flatMap((s, i) => (s >= d + minGap && s <= d + maxGap ? [i] : []));
+    for (const i of inWindow) used.add(i);
+    if (!inWindow.length) {
+      missing++;
+      gapsMs.push(null);
+      continue;
+    }
+    if (inWindow.length > 1) doubled++;
+    gapsMs.push(Math.min(...inWindow.map((i) => speakerMs[i]!)) - d);
+  }
+  return { direct: chain.direct, directMs, gapsMs, missing, doubled, strays: speakerMs.length - used.size + chain.strays, directMissing: chain.directMissing };
+}

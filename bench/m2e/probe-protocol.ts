@@ -39,5 +39,7 @@ declare global {
     /** Opens the microphone (read in a worker) and an AudioContext that clicks every `periodS` from now on. */
     __probeStart(periodS: number, latencyHint?: number | 'balanced' | 'interactive' | 'playback'): Promise<void>;
     __probeReport(): Promise<ProbeReport>;
+    /** Renders near-silence into the speaker: a second stream on its sink. */
+    __probeSilence(): Promise<void>;
   }
 }

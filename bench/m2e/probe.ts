@@ -57,3 +57,14 @@ window.__probeReport = async () => {
   });
   return { input, output: out, pageTimeOrigin: performance.timeOrigin };
 };
+
+window.__probeSilence = async () => {
+  // A second stream into the speaker's sink, as the sender's page adds in set-up C (its output at volume 0).
+  const ctx = new AudioContext({ sampleRate: RATE, latencyHint: 0 });
+  const osc = ctx.createConstantSource();
+  osc.offset.value = 2 ** -30;
+  osc.connect(ctx.destination);
+  osc.start();
+  await ctx.resume();
+  alive.push(ctx, osc);
+};

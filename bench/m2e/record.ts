@@ -70,13 +70,15 @@ export interface ClickRecording {
 }
 
 /**
- * Plays `signal` into `both` while recording `spk.monitor` (the direct click and the browser's
- * copy) and `micsink.monitor` (the click as the microphone gets it), each dated on its sink's own
- * clock (bench/m2e/dating.ts). Why the second recording: the combine sink's two slave streams do
- * not play at the same moment once browsers are connected to the sinks (the direct click reached
- * `spk` up to 20 ms before or after `micsink`, one figure per join), so the direct click in the
- * speaker's recording is not when the microphone heard it. `leadMs` of the room is recorded first
- * (a long recording also measures the devices' clock rates better).
+ * Plays `signal` into the microphone's sink while recording its monitor (the click as the
+ * microphone gets it) and `spk.monitor` (the browser's copy), each dated on its sink's own clock
+ * (bench/m2e/dating.ts), so a gap runs from the click playing at `micsink` to its copy playing at
+ * `spk`. Until 2026-11-26 the train played into `both` and the gap ran from the direct click in
+ * the speaker's recording: with browsers on the sinks the combine sink played its two slaves up
+ * to 20 ms apart, one figure per join, and fed `micsink` in irregular blocks that put each click
+ * 0–16 ms late into the capture path (docs/BENCHMARKS.md, "The mouth is dated at the microphone's
+ * sink"). `leadMs` of the room is recorded first (a long recording also measures the devices'
+ * clock rates better).
  */
 export async function recordClicks(rig: Rig, signal: Signal, tailMs: number, leadMs = 200): Promise<ClickRecording> {
   const speaker = await startTimedRecord(rig, 'spk.monitor', 100);
@@ -89,7 +91,7 @@ export async function recordClicks(rig: Rig, signal: Signal, tailMs: number, lea
   try {
     await sleep(leadMs);
     latencies.push(await sinkLatencies(rig));
-    await run('pactl', ['play-sample', signal.name, 'both'], rig.env());
+    await run('pactl', ['play-sample', signal.name, 'micsink'], rig.env());
     await sleep(signal.seconds * 1000 + tailMs);
     latencies.push(await sinkLatencies(rig));
   } catch (err) {

@@ -164,7 +164,7 @@ export function printM2e(r: M2eResult): void {
   }
   const cs = r.measurements.filter((m) => m.app);
   if (cs.length) {
-    console.log(`\nM2E what the receiving Tutti app showed during each C measurement (rig drift: the microphone's device clock against the speaker's, from the two recordings, the truth the app's drift figure is held against; mouth skew: how much later the direct click played at the speaker's sink than at the microphone's, each by its own clock, already in the gap; counters over the recording; for C settled over the last ${r.config.settledWindowSeconds} s and the recording, after ${r.config.settledSeconds - r.config.settledWindowSeconds} s in the room; depth: at the end, and its range over that window):`);
+    console.log(`\nM2E what the receiving Tutti app showed during each C measurement (rig drift: the microphone's device clock against the speaker's, from the two recordings, the truth the app's drift figure is held against; counters over the recording; for C settled over the last ${r.config.settledWindowSeconds} s and the recording, after ${r.config.settledSeconds - r.config.settledWindowSeconds} s in the room; depth: at the end, and its range over that window):`);
     console.table(cs.map((m) => ({
       'set-up': m.setup,
       round: m.round ?? 'sweep',
@@ -179,7 +179,6 @@ export function printM2e(r: M2eResult): void {
       'rtt ms': m.app!.rttMs,
       'drift ppm': m.app!.driftPpm,
       'rig drift ppm': m.mouthRatePpm === null || m.speakerRatePpm === null ? null : r1(((1 + m.mouthRatePpm * 1e-6) / (1 + m.speakerRatePpm * 1e-6) - 1) * 1e6),
-      'mouth skew ms': m.mouthSkewMs,
       'underruns/trimmed/late/lost': `${m.app!.underruns}/${m.app!.trimmed}/${m.app!.late}/${m.app!.lost}`,
       'sender dropped': m.app!.senderDropped,
       'busy %': m.machineBusyPercent,
@@ -190,10 +189,10 @@ export function printM2e(r: M2eResult): void {
     console.table(r.sweep.map((s) => ({ depth: s.depth, kind: s.kind, 'tone s': s.seconds, dips: s.dips, jumps: s.jumps, underruns: s.underruns, trimmed: s.trimmed, late: s.late, lost: s.lost, clean: s.clean })));
   }
   const rig = r.selfCheck;
-  if (rig) console.log(`\nM2E rig self-check (the sound server's own mic → speaker loop, 5 ms): median ${rig.medianMs} ms, within the run ${range(rig.minMs, rig.maxMs)} ms, ${rig.missing} missing, ${rig.doubled} doubled; mouth skew ${rig.mouthSkewMs} ms, dating p90 ${rig.datingP90Ms} ms`);
+  if (rig) console.log(`\nM2E rig self-check (the sound server's own mic → speaker loop, 5 ms): median ${rig.medianMs} ms, within the run ${range(rig.minMs, rig.maxMs)} ms, ${rig.missing} missing, ${rig.doubled} doubled; dating p90 ${rig.datingP90Ms} ms`);
   const dated = r.measurements.flatMap((m) => (m.datingP90Ms === null ? [] : [m.datingP90Ms]));
   const lat = [...new Set(r.measurements.map((m) => `${m.mouthSinkLatencyMs ?? '?'}/${m.speakerSinkLatencyMs ?? '?'}`))];
-  if (dated.length) console.log(`M2E wall-clock dating of the recordings: chunk delay p90 ${r1(Math.min(...dated))}–${r1(Math.max(...dated))} ms; sink latencies micsink/spk ${lat.join(', ')} ms; mouth skew ${range(r1(Math.min(...r.measurements.flatMap((m) => (m.mouthSkewMs === null ? [] : [m.mouthSkewMs])))), r1(Math.max(...r.measurements.flatMap((m) => (m.mouthSkewMs === null ? [] : [m.mouthSkewMs])))))} ms over the measurements`);
+  if (dated.length) console.log(`M2E wall-clock dating of the recordings (bench/m2e/dating.ts): chunk delay p90 ${r1(Math.min(...dated))}–${r1(Math.max(...dated))} ms; sink latencies micsink/spk ${lat.join(', ')} ms`);
   if (r.toneCheck) console.log(`M2E tone self-check through A (no Tutti): ${r.toneCheck.seconds} s analysed, ${r.toneCheck.dips} dips, ${r.toneCheck.jumps} jumps`);
   const odd = [...(r.selfCheck ? [r.selfCheck] : []), ...r.measurements].filter((m) => m.directMissing > 0);
   if (odd.length) console.log(`M2E rig warning: ${odd.length} recording(s) lacked direct clicks (the rig's own playback failed): ${odd.map((m) => `${m.setup} round ${m.round ?? '-'}`).join(', ')}`);

@@ -73,40 +73,57 @@ describe('m2e wall-clock dating', () => {
   });
 });
 
-/** A recording of `spec`'s clicks at `atMs` (ms after frame 0), each copy `gapMs` later when given, dated from `startMs`. */
-function sink(spec: typeof CLICKS, startMs: number, leadMs: number, gapMs: number | null): TimedRecording {
+/** A recording of `spec`'s clicks after `leadMs`, each `gapMs[k]` later (null: that click absent), dated from `startMs`, its sink rendering `latencyMs` ahead. */
+function sink(spec: typeof CLICKS, startMs: number, leadMs: number, gapMs: (number | null)[], latencyMs = 0, level = 1): TimedRecording {
   const train = clickTrain(spec);
   const lead = Math.round((leadMs * RATE) / 1000);
   const frames = lead + train.length / CHANNELS + RATE;
   const out = new Int16Array(frames * CHANNELS);
-  out.set(train, lead * CHANNELS);
-  if (gapMs !== null) {
-    const shift = Math.round((gapMs * RATE) / 1000);
-    for (let i = 0; i < train.length; i++) if (train[i]) out[(lead + shift) * CHANNELS + i] = train[i]!;
+  const width = Math.round((spec.pulseMs * RATE) / 1000);
+  for (let k = 0; k < spec.clicks; k++) {
+    const g = gapMs[k];
+    if (g === null || g === undefined) continue;
+    const at = lead + Math.round(((spec.firstS + k * spec.periodS) * 1000 + g) * (RATE / 1000));
+    out.fill(Math.round(spec.amplitude * level * 32767), at * CHANNELS, (at + width) * CHANNELS);
   }
-  return { samples: out, startMs, msPerFrame: 1000 / RATE, ratePpm: 0, rateSeconds: frames / RATE, chunkDelayP50Ms: 0.3, chunkDelayP90Ms: 0.6, chunks: 100 };
+  return { samples: out, startMs, msPerFrame: 1000 / RATE, ratePpm: 0, rateSeconds: frames / RATE, chunkDelayP50Ms: 0.3, chunkDelayP90Ms: 0.6, chunks: 100, sinkLatencyMs: latencyMs };
 }
 
-describe('m2e gaps from the microphone to the speaker', () => {
-  test('the speaker sink rendering the direct click late adds that skew to every gap', () => {
-    // The speaker's recording starts 40 ms after the mouth's; its direct click sits 5 ms later on the
-    // wall clock than at the mouth (leads 300 and 265 ms: 300 − 40 + 5 = 265); the copy 80 ms after it.
-    const mouth = sink(CLICKS, 1000, 300, null);
-    const speaker = sink(CLICKS, 1040, 265, 80);
+const all = (ms: number) => Array<number>(CLICKS.clicks).fill(ms);
+
+describe('m2e gaps from the microphone to the speaker, each in its own recording', () => {
+  test('gaps run from the click playing at the mouth to its copy playing at the speaker, each on its own clock', () => {
+    // The mouth's recording starts 40 ms before the speaker's, and each sink plays its frames its
+    // configured latency after handing them over (21.33 and 10.67 ms): a copy 80 ms after the click
+    // in wall time at hand-over is 80 + 10.67 − 21.33 ms after it in play time.
+    const mouth = sink(CLICKS, 1000, 300, all(0), 21.33);
+    const speaker = sink(CLICKS, 1040, 260, all(80), 10.67);
     const m = measureClicks({ speaker, mouth }, CLICKS.clicks, CLICKS.periodS);
-    assert.ok(m.mouthSkewMs !== null && Math.abs(m.mouthSkewMs - 5) < 0.05, `skew ${m.mouthSkewMs}`);
-    assert.ok(m.medianMs !== null && Math.abs(m.medianMs - 85) < 0.05, `gap ${m.medianMs}, expected 85 (80 in the speaker's recording + 5)`);
     assert.equal(m.missing, 0);
-    // The speaker alone gives the old figure.
-    assert.ok(Math.abs(measureClicks(speaker.samples, CLICKS.clicks, CLICKS.periodS).medianMs! - 80) < 0.05);
+    assert.equal(m.doubled, 0);
+    assert.ok(m.medianMs !== null && Math.abs(m.medianMs - (80 + 10.67 - 21.33)) < 0.05, `gap ${m.medianMs}`);
   });
 
-  test('no click at the mouth leaves the gaps from the direct click, and says so', () => {
-    const mouth = sink(CLICKS, 1000, 300, null);
-    mouth.samples.fill(0);
-    const speaker = sink(CLICKS, 1040, 265, 80);
-    const m = measureClicks({ speaker, mouth }, CLICKS.clicks, CLICKS.periodS);
-    assert.equal(m.mouthSkewMs, null);
-    assert.ok(Math.abs(m.medianMs! - 80) < 0.05);
+  test('missing and quiet copies, and strays', () => {
+    const gaps: (number | null)[] = all(90);
+    gaps[3] = null;
+    const mouth = sink(CLICKS, 0, 300, all(0));
+    const speaker = sink(CLICKS, 0, 300, gaps);
+    const extra = sink(CLICKS, 0, 300, all(700)); // onsets 700 ms after every click: beyond the window, strays
+    const both = new Int16Array(speaker.samples.length);
+    for (let i = 0; i < both.length; i++) both[i] = Math.max(speaker.samples[i]!, extra.samples[i]!);
+    const m = measureClicks({ mouth, speaker: { ...speaker, samples: both } }, CLICKS.clicks, CLICKS.periodS);
+    assert.equal(m.missing, 1);
+    assert.ok(m.strays >= CLICKS.clicks - 1, `strays ${m.strays}`);
+    assert.ok(Math.abs(m.medianMs! - 90) < 0.05);
+    // A copy at a tenth of the click's level does not count (a quarter is the bar), even alone in its recording.
+    const quiet = measureClicks({ mouth, speaker: sink(CLICKS, 0, 300, all(90), 0, 0.1) }, CLICKS.clicks, CLICKS.periodS);
+    assert.equal(quiet.missing, CLICKS.clicks);
+  });
+
+  test('no copy at all: every click missing, no gap', () => {
+    const m = measureClicks({ mouth: sink(CLICKS, 0, 300, all(0)), speaker: sink(CLICKS, 0, 300, []) }, CLICKS.clicks, CLICKS.periodS);
+    assert.equal(m.missing, CLICKS.clicks);
+    assert.equal(m.medianMs, null);
   });
 });

@@ -10,15 +10,21 @@ import type { Rig } from '../../../tests/support/audio-rig.ts';
 import { joinRoom, launchOnRig, netWorker } from '../../../tests/support/browsers.ts';
 import { startServer } from '../../../tests/support/server.ts';
 import { stats, waitForStreams } from '../../lib/app.ts';
-import { detectOnsets, frameMagnitude, pairClicks } from '../onsets.ts';
 import { recordClicks, sleep, uploadSignal } from '../record.ts';
-import { CHANNELS, RATE, clickTrain } from '../signals.ts';
-import { playOf } from '../dating.ts';
+import { RATE, clickTrain } from '../signals.ts';
 import { PAIR_MS, SETTLE_MS, TRAIN, med, nearest, onsetWalls, r2, spanOf } from './lib.ts';
 
 interface TapDump {
+  outputClock: { contextS: number[]; wallMs: number[]; offsetMs: number[] };
   pcm: { seqs: number[]; pcm: number[] };
-  oneWay: { seqs: number[]; arrivalMs: number[]; transitMs: number[]; oneWayMs: number[] };
+  oneWay: { seqs: number[]; arrivalMs: number[]; transitMs: number[]; oneWayMs: number[]; playFrame: number[] };
+}
+
+interface Onset { frame: number; peak: number }
+
+/** The receiver's output onsets so far (the test build's onset tap, ?onsets=1): context frames at which the clicks' copies were rendered. */
+async function outputOnsets(page: Page): Promise<Onset[]> {
+  return page.evaluate(() => ((document.querySelector('tutti-app') as unknown as { session: { engine: { onsets: Onset[] } } }).session.engine.onsets.slice()));
 }
 
 async function readTap(page: Page): Promise<TapDump> {
@@ -27,7 +33,7 @@ async function readTap(page: Page): Promise<TapDump> {
     const t = (self as unknown as { __tuttiTap?: import('../../../workers/test-tap.ts').Tap }).__tuttiTap;
     if (!t) throw new Error('no __tuttiTap: not the test build, or opened without ?test=tap');
     const [id] = [...t.pcm.keys()];
-    return { pcm: t.pcm.get(id!)!.toJSON(), oneWay: t.oneWayLog(id!).toJSON() };
+    return { pcm: t.pcm.get(id!)!.toJSON(), oneWay: t.oneWayLog(id!).toJSON(), outputClock: t.outputClock };
   });
 }
 
@@ -68,7 +74,7 @@ export async function pairJoins(rig: Rig, joins: number, log: (s: string) => voi
         const room = `segments-${process.pid}-${j}`;
         await joinRoom(sender.page, server.url, room, 'Sender', { query: '' });
         await sender.page.locator('input[name="master"]').fill('0');
-        await joinRoom(receiver.page, server.url, room, 'Receiver', { query: 'test=tap' });
+        await joinRoom(receiver.page, server.url, room, 'Receiver', { query: 'test=tap&onsets=1' });
         await receiver.page.getByRole('button', { name: 'Mute', exact: true }).click();
         await waitForStreams(receiver.page, 1, 300);
         await sleep(SETTLE_MS);
@@ -86,16 +92,19 @@ export async function pairJoins(rig: Rig, joins: number, log: (s: string) => voi
         await sampling;
         const peer = (await stats(receiver.page))?.peers[0];
         // Read last: the tap's six seconds of PCM are a large copy that stalls the worker.
+        const rendered = (await outputOnsets(receiver.page)).map((o) => o.frame);
         const tap = await readTap(receiver.page);
-        const p = pairClicks(detectOnsets(frameMagnitude(rec.speaker.samples, CHANNELS), RATE), RATE, { expectedClicks: TRAIN.clicks, periodS: TRAIN.periodS });
         const atMouth = onsetWalls(rec.mouth);
-        const atSpeaker = p.direct.flatMap((d, i) => (p.gapsMs[i] === null ? [] : [playOf(rec.speaker, d) + p.gapsMs[i]!]));
+        const atSpeaker = onsetWalls(rec.speaker);
         const row = new Map<number, number>();
         tap.oneWay.seqs.forEach((seq, i) => row.set(seq, i));
         const input: number[] = [];
         const output: number[] = [];
         const gaps: number[] = [];
         const figures: number[] = [];
+        const offsetGap: number[] = [];
+        const renderGap: number[] = [];
+        const oc = tap.outputClock;
         for (const [seq, k] of streamOnsets(tap.pcm)) {
           const i = row.get(seq);
           if (i === undefined) continue;
@@ -108,6 +117,23 @@ export async function pairJoins(rig: Rig, joins: number, log: (s: string) => voi
           output.push(s - dated);
           gaps.push(s - m);
           figures.push(tap.oneWay.oneWayMs[i]!);
+          // The worker's speaker offset when the frame arrived, against the plain median of the
+          // readings of the two seconds before the frame plays (what the probe found exact).
+          let j = oc.wallMs.length - 1;
+          while (j > 0 && oc.wallMs[j]! > tap.oneWay.arrivalMs[i]!) j--;
+          const used = oc.offsetMs[j]!;
+          const ctx = (dated - used) / 1000;
+          const offs: number[] = [];
+          for (let r = 0; r < oc.contextS.length; r++) if (oc.contextS[r]! <= ctx && oc.contextS[r]! > ctx - 2.05) offs.push(oc.wallMs[r]! - oc.contextS[r]! * 1000);
+          if (offs.length) offsetGap.push(med(offs) - used);
+          // Where the click's copy was rendered (the output tap) against where the worker expected it.
+          const expected = (tap.oneWay.playFrame[i]! + k) | 0;
+          let bestD: number | null = null;
+          for (const f of rendered) {
+            const d = (f - expected) | 0;
+            if (Math.abs(d) < 48 * PAIR_MS && (bestD === null || Math.abs(d) < Math.abs(bestD))) bestD = d;
+          }
+          if (bestD !== null) renderGap.push((bestD * 1000) / RATE);
         }
         const r = {
           join: j,
@@ -116,6 +142,8 @@ export async function pairJoins(rig: Rig, joins: number, log: (s: string) => voi
           'input: capture stamp − true ms': spanOf(input),
           "the app's one-way for those frames ms": spanOf(figures),
           'output: true − speaker time ms': spanOf(output),
+          'of which the speaker offset (plain median − the one used) ms': spanOf(offsetGap),
+          'rendered − expected ms': spanOf(renderGap),
           'one-way stat p50 (recording) ms': r2(med(p50s)),
           'stat reads short by ms': r2(med(gaps) - med(p50s)),
           depth: peer?.depth ?? null,

@@ -21,14 +21,20 @@ export async function probeJoins(rig: Rig, joins: number, log: (s: string) => vo
     const clicks = await uploadSignal(rig, 'clicks', clickTrain(TRAIN));
     for (let j = 1; j <= joins; j++) {
       const b = await launchOnRig(rig, { sink: 'spk', source: 'mic' });
+      // SECOND_STREAM=1: another browser renders near-silence into the speaker's sink meanwhile.
+      const other = process.env['SECOND_STREAM'] ? await launchOnRig(rig, { sink: 'spk', source: 'silent.monitor' }) : null;
       try {
+        if (other) {
+          await other.page.goto(`${pages.url}/m2e/probe.html`);
+          await other.page.evaluate(() => window.__probeSilence());
+        }
         await b.page.goto(`${pages.url}/m2e/probe.html`);
         await b.page.evaluate((p) => window.__probeStart(p), PAGE_PERIOD_S);
         await sleep(SETTLE_MS);
         const spk = await startTimedRecord(rig, 'spk.monitor');
         const mic = await startTimedRecord(rig, 'micsink.monitor');
         await sleep(300);
-        spawnSync('pactl', ['play-sample', clicks.name, 'micsink'], { env: rig.env() });
+        spawnSync('pactl', ['play-sample', clicks.name, process.env['CLICK_SINK'] ?? 'micsink'], { env: rig.env() });
         await sleep(clicks.seconds * 1000 / 2);
         const lat = await sinkLatencies(rig);
         await sleep(clicks.seconds * 1000 / 2 + 300);
@@ -69,6 +75,7 @@ export async function probeJoins(rig: Rig, joins: number, log: (s: string) => vo
         log(JSON.stringify(row));
       } finally {
         await b.close();
+        await other?.close();
       }
     }
   } finally {
