@@ -65,7 +65,7 @@ export class PcmLog {
 /**
  * Per frame given a one-way figure (PeerStats.oneWayMs): its sequence, when it arrived (wall ms),
  * its transit (arrival − the sender's capture stamp, ms) and the one-way figure, the last two
- * minutes: a bench can date one sound at both ends as the app does (bench/m2e/segments.ts).
+ * minutes: a bench can date one sound at both ends as the app does (bench/m2e/segments/pair-joins.ts).
  */
 export class OneWayLog {
   readonly seqs = new Uint32Array(CAPACITY);
