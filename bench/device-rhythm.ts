@@ -140,6 +140,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     { name: 'rig rhythm, automatic', sawSeconds: 21.3, jitterMs: 0.5, adaptive: true, depth: 8 },
     { name: 'rig rhythm + 3 ms jitter, automatic', sawSeconds: 21.3, jitterMs: 3, adaptive: true, depth: 8 },
     { name: 'regular buffers, automatic', sawSeconds: 0, jitterMs: 0.5, adaptive: true, depth: 8 },
+    { name: 'rig rhythm, manual 10', sawSeconds: 21.3, jitterMs: 0.5, adaptive: false, depth: 10 },
+    { name: 'rig rhythm + 3 ms jitter, manual 10', sawSeconds: 21.3, jitterMs: 3, adaptive: false, depth: 10 },
   ]) {
     for (const lag of [false, true]) {
       const r = simulateRhythm({ seconds: 180, seed: 1, lag, ...sc });

@@ -26,13 +26,18 @@
 //   capture stamp) stepping up, after ~22 s of it shrinking by ~1 ms/s. Holding the low point at
 //   the target through the ramp makes the rate follow it (the sound plays ~1 ms/s earlier, then
 //   the refill after the step moves it ~21 ms later again): the mouth-to-ear delay wanders by the
-//   whole step, and on average sits half of it above what the step requires. So, at the automatic
-//   depth, while the arrivals come later than at their earliest of the last ~90 s
+//   whole step, and on average sits half of it above what the step requires. So, at any depth,
+//   automatic or manual, while the arrivals come later than at their earliest of the last ~90 s
 //   (workers/arrival-lag.ts: the last ~200 ms against half-second means, so network jitter
 //   averages out), the level held
 //   may sit that much below the target (less RELIEF_MARGIN), up to the recurring dip (relief()): the step has already
 //   happened and is not refilled, and the ramp fills the buffer back at the rate of the clocks.
-//   The delay from capture to playout then holds still at what the step needs.
+//   The delay from capture to playout then holds still at what the step needs. A manual depth
+//   gets it too: the level just before the next step is still the depth chosen, so the relief
+//   takes nothing from the protection the musician chose, only the ~half step of delay the
+//   refill would add (the m2e sweep's smallest clean manual depth, 10, sat 11 ms above the
+//   automatic depth's 10-11 without it; in bench/device-rhythm.ts a manual 10 now plays exactly
+//   as the automatic depth that settles at 10).
 // - Like SonoBus's auto mode, grow at once on a glitch (a late frame or an underrun) and shrink
 //   only after 30 s without one (longer than the ~22 s between such steps), one quantum per 2 s.
 // - Start-up: after the first ~2 s of a stream without a glitch the target jumps to what that
@@ -213,10 +218,10 @@ export class DepthController {
 
   /**
    * How far below the target the held level may sit now (quanta): how much later than at their
-   * earliest in ~90 s the arrivals come, up to the dip that recurs; 0 at a manual depth.
+   * earliest in ~90 s the arrivals come, up to the dip that recurs. At a manual depth too: the
+   * level before the next step is still that depth.
    */
   relief(): number {
-    if (!this.adaptive) return 0;
     return Math.max(0, Math.min(this.recurring(), this.lag.excess()) - RELIEF_MARGIN);
   }
 

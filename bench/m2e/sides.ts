@@ -19,7 +19,7 @@ import { waitForStreams } from '../lib/app.ts';
 import { measureClicks } from './measure.ts';
 import { recordClicks, sleep, uploadSignal } from './record.ts';
 import { CLICKS, clickTrain } from './signals.ts';
-import { appFiguresDuring } from './tutti-pair.ts';
+import { RECEIVER_DEVICES, SENDER_DEVICES, appFiguresDuring } from './tutti-pair.ts';
 
 const SETTLE_MS = 20_000;
 const TAIL_MS = 300;
@@ -81,7 +81,7 @@ async function main(): Promise<void> {
     const clicks = await uploadSignal(rig, 'clicks', clickTrain(CLICKS));
     const room = `sides-${process.pid}`;
     const join = async (role: 'sender' | 'receiver'): Promise<PeerBrowser> => {
-      const b = await launchOnRig(rig, role === 'sender' ? { sink: 'spk', source: 'mic' } : { sink: 'spk', source: 'silent.monitor' });
+      const b = await launchOnRig(rig, role === 'sender' ? SENDER_DEVICES : RECEIVER_DEVICES);
       open.push(b);
       await b.page.addInitScript(instrument);
       await joinRoom(b.page, server.url, room, role === 'sender' ? 'Sender' : 'Receiver', { query: '' });

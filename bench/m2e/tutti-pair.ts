@@ -2,9 +2,13 @@
 // joined through the real UI and server, and what the receiving app says about its own latency at
 // the moment of a measurement.
 //
-// The sender captures `mic` and has its output volume at 0 (it would play the receiver's stream,
-// which is silence anyway); the receiver plays into `spk`, captures `silent.monitor` and is muted,
-// so the only thing Tutti adds to the recording is the sender's microphone at the receiver.
+// The sender captures `mic`, plays into `silent` (its own speaker, as on its own computer) and has
+// its output volume at 0 (it would play the receiver's stream, which is silence anyway); the
+// receiver plays into `spk`, captures `silent.monitor` and is muted, so the only thing Tutti adds
+// to the recording is the sender's microphone at the receiver, and the receiver's speaker carries
+// one stream, as in set-ups A and W. (Until 2026-11-26 the sender also played into `spk`: a second
+// stream on a PulseAudio sink makes the browser's output timestamp read 1.9-5.6 ms early, one
+// figure per stream start, which no computer of two musicians has from the other one.)
 
 import type { Page } from '@playwright/test';
 import type { StatsMessage } from '../../src/shared/worker-protocol.ts';
@@ -18,6 +22,10 @@ export interface TuttiPair {
   close(): Promise<void>;
 }
 
+/** The devices of each side's browser process (PULSE_SINK, PULSE_SOURCE). */
+export const SENDER_DEVICES = { sink: 'silent', source: 'mic' } as const;
+export const RECEIVER_DEVICES = { sink: 'spk', source: 'silent.monitor' } as const;
+
 /** Launches and joins both; resolves once the receiver gets the sender's stream at ≥ 300 frames/s. */
 export async function joinPair(rig: Rig, serverUrl: string, room: string): Promise<TuttiPair> {
   const peers: PeerBrowser[] = [];
@@ -25,9 +33,9 @@ export async function joinPair(rig: Rig, serverUrl: string, room: string): Promi
     await Promise.all(peers.map((p) => p.close()));
   };
   try {
-    const sender = await launchOnRig(rig, { sink: 'spk', source: 'mic' });
+    const sender = await launchOnRig(rig, SENDER_DEVICES);
     peers.push(sender);
-    const receiver = await launchOnRig(rig, { sink: 'spk', source: 'silent.monitor' });
+    const receiver = await launchOnRig(rig, RECEIVER_DEVICES);
     peers.push(receiver);
     // No query: no test switches, the app as a user gets it.
     await joinRoom(sender.page, serverUrl, room, 'Sender', { query: '' });

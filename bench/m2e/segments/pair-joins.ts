@@ -13,6 +13,7 @@ import { stats, waitForStreams } from '../../lib/app.ts';
 import { recordClicks, sleep, uploadSignal } from '../record.ts';
 import { RATE, clickTrain } from '../signals.ts';
 import { PAIR_MS, SETTLE_MS, TRAIN, med, nearest, onsetWalls, r2, spanOf } from './lib.ts';
+import { RECEIVER_DEVICES, SENDER_DEVICES } from '../tutti-pair.ts';
 
 interface TapDump {
   outputClock: { contextS: number[]; wallMs: number[]; offsetMs: number[] };
@@ -68,8 +69,8 @@ export async function pairJoins(rig: Rig, joins: number, log: (s: string) => voi
   try {
     const clicks = await uploadSignal(rig, 'clicks', clickTrain(TRAIN));
     for (let j = 1; j <= joins; j++) {
-      const sender = await launchOnRig(rig, { sink: 'spk', source: 'mic' });
-      const receiver = await launchOnRig(rig, { sink: 'spk', source: 'silent.monitor' });
+      const sender = await launchOnRig(rig, SENDER_DEVICES);
+      const receiver = await launchOnRig(rig, RECEIVER_DEVICES);
       try {
         const room = `segments-${process.pid}-${j}`;
         await joinRoom(sender.page, server.url, room, 'Sender', { query: '' });
