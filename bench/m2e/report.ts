@@ -15,12 +15,14 @@ export interface M2eRound {
   cMs: number | null;
   cSettledMs: number | null;
   cCleanMs: number | null;
+  cCleanSettledMs: number | null;
   b1MinusAMs: number | null;
   b2MinusAMs: number | null;
   wMinusAMs: number | null;
   cMinusAMs: number | null;
   cSettledMinusAMs: number | null;
   cCleanMinusAMs: number | null;
+  cCleanSettledMinusAMs: number | null;
 }
 
 export interface M2eSummaryRow {
@@ -60,7 +62,7 @@ export function summarise(r: M2eResult): void {
   const inRound = (setup: string, round: number) => r.measurements.find((m) => m.setup === setup && m.round === round);
   const roundNumbers = [...new Set(r.measurements.flatMap((m) => (m.round === null ? [] : [m.round])))].sort((a, b) => a - b);
   r.rounds = roundNumbers.map((round) => {
-    const [a, b1, b2, w, c, cs, cc] = (['A', 'B1', 'B2', 'W', 'C default', 'C settled', 'C clean depth'] as const).map((s) => r1(inRound(s, round)?.medianMs));
+    const [a, b1, b2, w, c, cs, cc, ccs] = (['A', 'B1', 'B2', 'W', 'C default', 'C settled', 'C clean depth', 'C clean settled'] as const).map((s) => r1(inRound(s, round)?.medianMs));
     return {
       round,
       aMs: a!,
@@ -70,18 +72,20 @@ export function summarise(r: M2eResult): void {
       cMs: c!,
       cSettledMs: cs!,
       cCleanMs: cc!,
+      cCleanSettledMs: ccs!,
       b1MinusAMs: sub(b1, a),
       b2MinusAMs: sub(b2, a),
       wMinusAMs: sub(w, a),
       cMinusAMs: sub(c, a),
       cSettledMinusAMs: sub(cs, a),
       cCleanMinusAMs: sub(cc, a),
+      cCleanSettledMinusAMs: sub(ccs, a),
     };
   });
   const aMedian = med(r.measurements.filter((m) => m.setup === 'A').map((m) => m.medianMs));
   const groups = new Map<string, M2eMeasurement[]>();
   for (const m of [...(r.selfCheck ? [r.selfCheck] : []), ...r.measurements]) {
-    const key = m.setup === 'C clean depth' ? `C clean depth (${m.depth})` : m.round === null && m.setup.startsWith('C depth') ? `${m.setup} (sweep, one join)` : m.setup;
+    const key = m.setup === 'C clean depth' || m.setup === 'C clean settled' ? `${m.setup} (${m.depth})` : m.round === null && m.setup.startsWith('C depth') ? `${m.setup} (sweep, one join)` : m.setup;
     groups.set(key, [...(groups.get(key) ?? []), m]);
   }
   r.summary = [...groups].map(([setup, ms]) => {
@@ -155,16 +159,18 @@ export function printM2e(r: M2eResult): void {
       'C default': x.cMs,
       ...(r.config.settledSeconds > 0 ? { 'C settled': x.cSettledMs } : {}),
       'C clean depth': x.cCleanMs,
+      ...(r.config.settledSeconds > 0 ? { 'C clean settled': x.cCleanSettledMs } : {}),
       ...(b ? { 'B1 − A': x.b1MinusAMs, 'B2 − A': x.b2MinusAMs } : {}),
       'W − A': x.wMinusAMs,
       'C − A': x.cMinusAMs,
       ...(r.config.settledSeconds > 0 ? { 'C settled − A': x.cSettledMinusAMs } : {}),
       'C clean − A': x.cCleanMinusAMs,
+      ...(r.config.settledSeconds > 0 ? { 'C clean settled − A': x.cCleanSettledMinusAMs } : {}),
     })));
   }
   const cs = r.measurements.filter((m) => m.app);
   if (cs.length) {
-    console.log(`\nM2E what the receiving Tutti app showed during each C measurement (rig drift: the microphone's device clock against the speaker's, from the two recordings, the truth the app's drift figure is held against; counters over the recording; for C settled over the last ${r.config.settledWindowSeconds} s and the recording, after ${r.config.settledSeconds - r.config.settledWindowSeconds} s in the room; depth: at the end, and its range over that window):`);
+    console.log(`\nM2E what the receiving Tutti app showed during each C measurement (rig drift: the microphone's device clock against the speaker's, from the two recordings, the truth the app's drift figure is held against; counters over the recording; for C settled and C clean settled over the last ${r.config.settledWindowSeconds} s and the recording, after ${r.config.settledSeconds - r.config.settledWindowSeconds} s in the room; depth: at the end, and its range over that window):`);
     console.table(cs.map((m) => ({
       'set-up': m.setup,
       round: m.round ?? 'sweep',

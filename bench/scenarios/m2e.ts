@@ -31,7 +31,7 @@ const CONFIRM_TRIES = 4;
 /** B's FIFO fill, quanta: what issue 9 measured the two-clock floor with. */
 const B_PREFILL = 3;
 
-export type SetupName = 'rig loop' | 'A' | 'B1' | 'B2' | 'W' | 'C default' | 'C settled' | 'C clean depth' | `C depth ${number}`;
+export type SetupName = 'rig loop' | 'A' | 'B1' | 'B2' | 'W' | 'C default' | 'C settled' | 'C clean depth' | 'C clean settled' | `C depth ${number}`;
 
 export interface M2eMeasurement extends ClickMeasurement {
   setup: SetupName;
@@ -140,12 +140,13 @@ export async function runM2e(cfg: M2eConfig, log: (s: string) => void, out: M2eR
       'C default',
       ...(cfg.settledSeconds > 0 ? ['C settled' as const] : []),
       ...(out.smallestCleanDepth === null ? [] : ['C clean depth' as const]),
+      ...(out.smallestCleanDepth === null || cfg.settledSeconds <= 0 ? [] : ['C clean settled' as const]),
     ];
     for (let round = 1; round <= cfg.rounds; round++) {
       // Rotate the order each round, so no set-up always follows the same one.
       const order = [...setups.slice((round - 1) % setups.length), ...setups.slice(0, (round - 1) % setups.length)];
       for (const setup of order) {
-        log(`m2e round ${round}/${cfg.rounds}: ${setup}${setup === 'C clean depth' ? ` (${out.smallestCleanDepth})` : ''}`);
+        log(`m2e round ${round}/${cfg.rounds}: ${setup}${setup === 'C clean depth' || setup === 'C clean settled' ? ` (${out.smallestCleanDepth})` : ''}`);
         out.measurements.push(await measureSetup(run, setup, round, out.smallestCleanDepth));
         summarise(out);
       }
@@ -211,12 +212,16 @@ async function measureSetup(run: Run, setup: SetupName, round: number, cleanDept
         }
       });
     case 'C settled':
-      // What a musician hears after a minute and a half in the room: the automatic depth once the
-      // devices' rhythm has shown itself (workers/depth-controller.ts, "Recurring steps"), with
-      // the app's glitches counted over the last minute before and during the recording.
-      return timed(setup, round, 'auto', async () => {
+    case 'C clean settled': {
+      // What a musician hears after a minute and a half in the room: the automatic depth (or the
+      // smallest clean manual one, set at the join) once the devices' rhythm has shown itself
+      // (workers/depth-controller.ts, "Recurring steps", "Slow lateness"), with the app's glitches
+      // counted over the last minute before and during the recording.
+      const depth = setup === 'C clean settled' ? cleanDepth! : 'auto';
+      return timed(setup, round, depth, async () => {
         const pair = await joinPair(run.rig, run.serverUrl, `m2e-${process.pid}-${++run.rooms}`);
         try {
+          if (depth !== 'auto') await setReceiverDepth(pair, depth);
           await sleep((cfg.settledSeconds - cfg.settledWindowSeconds) * 1000);
           // Both ends recorded over the whole window: the devices' clock rates over a minute.
           const { result, app } = await appFiguresDuring(pair, () => record(run, cfg.settledWindowSeconds * 1000));
@@ -225,6 +230,7 @@ async function measureSetup(run: Run, setup: SetupName, round: number, cleanDept
           await pair.close();
         }
       });
+    }
     default: {
       const depth = setup === 'C clean depth' ? cleanDepth! : 'auto';
       return timed(setup, round, depth, async () => {
