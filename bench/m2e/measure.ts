@@ -3,7 +3,7 @@
 
 import { playOf, type TimedRecording } from './dating.ts';
 import { CHANNELS, RATE } from './signals.ts';
-import { detectOnsets, frameMagnitude, pairAcross, pairClicks } from './onsets.ts';
+import { detectOnsets, frameMagnitude, pairAcross, pairClicks, peakOf, type Pairing } from './onsets.ts';
 import { spread } from './spread.ts';
 import { TONE_HZ, toneGlitches, type ToneGlitches } from './tone.ts';
 
@@ -51,16 +51,13 @@ export interface ClickEnds {
  * same recording had to reach a quarter of the direct click's.
  */
 export function measureClicks(rec: Int16Array | ClickEnds, clicks: number, periodS: number): ClickMeasurement {
-  let p: { gapsMs: (number | null)[]; missing: number; doubled: number; strays: number; directMissing: number };
+  let p: Omit<Pairing, 'direct'>;
   if (rec instanceof Int16Array) {
     p = pairClicks(detectOnsets(frameMagnitude(rec, CHANNELS), RATE), RATE, { expectedClicks: clicks, periodS });
   } else {
     const mouthMag = frameMagnitude(rec.mouth.samples, CHANNELS);
-    const speakerMag = frameMagnitude(rec.speaker.samples, CHANNELS);
-    const mouthMax = peak(mouthMag);
-    const speakerMax = peak(speakerMag);
     const mouth = detectOnsets(mouthMag, RATE).map((f) => playOf(rec.mouth, f));
-    const speaker = speakerMax === 0 ? [] : detectOnsets(speakerMag, RATE, { threshold: Math.min(1, (0.25 * mouthMax) / speakerMax) }).map((f) => playOf(rec.speaker, f));
+    const speaker = detectOnsets(frameMagnitude(rec.speaker.samples, CHANNELS), RATE, { level: 0.25 * peakOf(mouthMag) }).map((f) => playOf(rec.speaker, f));
     // Each on its own recording, a copy is not another onset of the same recording that must be
     // told from the click: from −2 ms (the dating's error) on. The rig's own loop plays ~0–5 ms.
     p = pairAcross(mouth, speaker, { expectedClicks: clicks, periodS, minGapMs: -2 });
@@ -86,12 +83,6 @@ export function measureClicks(rec: Int16Array | ClickEnds, clicks: number, perio
     mouthSinkLatencyMs: ends?.mouth.sinkLatencyMs ?? null,
     speakerSinkLatencyMs: ends?.speaker.sinkLatencyMs ?? null,
   };
-}
-
-function peak(mag: Float32Array): number {
-  let m = 0;
-  for (let i = 0; i < mag.length; i++) if (mag[i]! > m) m = mag[i]!;
-  return m;
 }
 
 function slope(gaps: readonly (number | null)[], periodS: number): number | null {

@@ -14,9 +14,18 @@ export function frameMagnitude(interleaved: Int16Array, channels: number): Float
   return out;
 }
 
+/** The largest magnitude in a recording. */
+export function peakOf(mag: ArrayLike<number>): number {
+  let max = 0;
+  for (let i = 0; i < mag.length; i++) if (mag[i]! > max) max = mag[i]!;
+  return max;
+}
+
 export interface OnsetOptions {
   /** Onset level as a fraction of the recording's maximum (default 0.25). */
   threshold?: number;
+  /** Onset level in magnitude units, in place of `threshold` (a copy held to another recording's click). */
+  level?: number;
   /** Quiet time below the level that separates two onsets, ms (default 1.5): a 2 ms pulse is one onset. */
   quietMs?: number;
 }
@@ -27,10 +36,9 @@ export interface OnsetOptions {
  * below the direct click's level (a browser path with gain) is reported missing, not guessed at.
  */
 export function detectOnsets(mag: ArrayLike<number>, sampleRate: number, opts: OnsetOptions = {}): number[] {
-  let max = 0;
-  for (let i = 0; i < mag.length; i++) max = Math.max(max, mag[i]!);
+  const max = peakOf(mag);
   if (max === 0) return [];
-  const level = (opts.threshold ?? 0.25) * max;
+  const level = opts.level ?? (opts.threshold ?? 0.25) * max;
   const quiet = Math.round(((opts.quietMs ?? 1.5) * sampleRate) / 1000);
   const onsets: number[] = [];
   let lastAbove = -Infinity;
@@ -140,11 +148,10 @@ function chainFrom(onsets: readonly number[], a: number, period: number, tol: nu
  * mouth's (its longest chain one period apart), and a click's copy is the first speaker onset
  * `minGapMs`–`maxGapMs` after it. Missing, doubled and strays as in pairClicks.
  */
-export function pairAcross(mouthMs: readonly number[], speakerMs: readonly number[], opts: PairOptions = {}): Pairing & { directMs: number[] } {
-  // The mouth's own chain, on a frame timeline from its first onset (pairClicks wants frames).
-  const t0 = mouthMs.length ? Math.min(...mouthMs) : 0;
-  const chain = pairClicks(mouthMs.map((t) => ((t - t0) * 48_000) / 1000), 48_000, { ...opts, maxGapMs: 0, minGapMs: 0 });
-  const directMs = chain.direct.map((f) => t0 + (f * 1000) / 48_000);
+export function pairAcross(mouthMs: readonly number[], speakerMs: readonly number[], opts: PairOptions = {}): Omit<Pairing, 'direct'> & { directMs: number[] } {
+  // The mouth's own chain, with ms as the timeline's unit (pairClicks takes any rate).
+  const chain = pairClicks(mouthMs, 1000, { ...opts, maxGapMs: 0, minGapMs: 0 });
+  const directMs = chain.direct;
   const minGap = opts.minGapMs ?? 3;
   const maxGap = opts.maxGapMs ?? 600;
   const gapsMs: (number | null)[] = [];
@@ -162,5 +169,5 @@ export function pairAcross(mouthMs: readonly number[], speakerMs: readonly numbe
     if (inWindow.length > 1) doubled++;
     gapsMs.push(Math.min(...inWindow.map((i) => speakerMs[i]!)) - d);
   }
-  return { direct: chain.direct, directMs, gapsMs, missing, doubled, strays: speakerMs.length - used.size + chain.strays, directMissing: chain.directMissing };
+  return { directMs, gapsMs, missing, doubled, strays: speakerMs.length - used.size + chain.strays, directMissing: chain.directMissing };
 }

@@ -76,8 +76,8 @@ export interface ClickRecording {
  * `spk`. Until 2026-11-26 the train played into `both` and the gap ran from the direct click in
  * the speaker's recording: with browsers on the sinks the combine sink played its two slaves up
  * to 20 ms apart, one figure per join, and fed `micsink` in irregular blocks that put each click
- * 0–16 ms late into the capture path (docs/BENCHMARKS.md, "The mouth is dated at the microphone's
- * sink"). `leadMs` of the room is recorded first (a long recording also measures the devices'
+ * 0–16 ms late into the capture path (docs/BENCHMARKS.md, "Both ends on the
+ * devices' own clocks"). `leadMs` of the room is recorded first (a long recording also measures the devices'
  * clock rates better).
  */
 export async function recordClicks(rig: Rig, signal: Signal, tailMs: number, leadMs = 200): Promise<ClickRecording> {

@@ -260,7 +260,8 @@ async function turnScenario(imp: TurnImpairment): Promise<void> {
       const sent = (p1[1 - i]?.messagesSent ?? 0) - (p0[1 - i]?.messagesSent ?? 0);
       const got = (p1[i]?.messagesReceived ?? 0) - (p0[i]?.messagesReceived ?? 0);
       const transitPercent = (100 * (sent - got)) / (d.played + d.missed);
-      const tol = 0.5 + 300 * Math.sqrt((Math.max(appliedPercent, transitPercent) / 100) * (1 - Math.max(appliedPercent, transitPercent) / 100) / (d.played + d.missed));
+      const loss = Math.max(appliedPercent, transitPercent) / 100;
+      const tol = 0.5 + 300 * Math.sqrt((loss * (1 - loss)) / (d.played + d.missed));
       console.log(
         `${who} (through TURN): ${JSON.stringify(d)}, missed ${missedPercent.toFixed(2)} % (lost in transit ${transitPercent.toFixed(2)} % ± ${tol.toFixed(2)}; the relay dropped ${appliedPercent.toFixed(2)} % of datagrams), ` +
           `lost ${d.lostPercent.toFixed(2)} %, latency ${JSON.stringify(s1[i]!.latencyMs)}, depth ${s1[i]!.depth}, rtt ${s1[i]!.rttMs} ms; ` +
