@@ -289,11 +289,16 @@ test('24-bit: switched on live, a sender\'s stream is its 24-bit input verbatim 
     // stretch (workers/send-governor.ts). The format choice is what is checked: wait for the ladder's top.
     const sending = async () => ((await stats(a.page))?.peers ?? []).map((p) => `${p.sendBits}-bit${p.sendMono ? ' mono' : ''}, ${p.sendRedundancy} copies, ${p.sendDropped} dropped`);
     console.log(`Alice sends, 6.5 s after Carol joined: ${(await sending()).join('; ')}`);
+    // Bob's figure is his worker's last snapshot (STATS_INTERVAL_MS) of the last packet he had from
+    // Alice: it can still show the mono PCM16 of a step that Alice's own stats have already left.
+    // So wait until both ends show the ladder's top, then read all three.
+    const aId = Object.keys(tapB.received)[0]!; // Alice's mesh id, as Bob knows her
+    const bobHearsAliceBits = async () => ((await stats(b.page))?.peers ?? []).find((p) => p.peerId === aId)?.bits;
     await expect.poll(async () => ((await stats(a.page))?.peers ?? []).filter((p) => !p.sendMono).length, { timeout: 30_000 }).toBe(2);
+    await expect.poll(bobHearsAliceBits, { timeout: 30_000 }).toBe(24);
     const aStats = (await stats(a.page))!.peers;
     const cStats = (await stats(c.page))!.peers;
     const bStats = (await stats(b.page))!.peers;
-    const aId = Object.keys(tapB.received)[0]!; // Alice's mesh id, as Bob knows her
     const cFromA = cStats.find((p) => p.peerId === aId)!;
     console.log(`Alice sends: ${aStats.map((p) => `${p.peerId.slice(0, 6)} ${p.sendBits}-bit`).join(', ')}; Carol receives from Alice ${cFromA.bits}-bit, rejected ${cStats.map((p) => p.rejected).join(', ')}; Bob from Alice ${bStats.find((p) => p.peerId === aId)!.bits}-bit`);
     expect(aStats.map((p) => p.sendBits).sort()).toEqual([16, 24]);
