@@ -31,6 +31,8 @@ export interface RhythmOptions {
   sawSeconds: number;
   /** Random extra delay per capture buffer, ms (network and scheduling). */
   jitterMs: number;
+  /** Where in the sawtooth the join lands, s (0: the first late buffer comes a whole period in). */
+  phaseS?: number;
 }
 
 export interface RhythmResult {
@@ -43,6 +45,10 @@ export interface RhythmResult {
   delayMax: number;
   target: number;
   relief: number;
+  /** Underruns and late frames in the first 30 s (the join, before the rhythm has been seen twice). */
+  startGlitches: number;
+  /** Capture stamp → playout over the first 20 s after the first 3 s, ms (what set-up C records). */
+  startDelayMean: number;
 }
 
 const BUFFER_QUANTA = 8;
@@ -73,13 +79,16 @@ export function simulateRhythm(o: RhythmOptions): RhythmResult {
   let min = Infinity;
   let max = -Infinity;
   let base = { underruns: 0, late: 0, trimmed: 0 };
+  let startGlitches = -1;
+  let startSum = 0;
+  let startN = 0;
   // Step through wall time in 0.25 ms ticks: deliveries, renders and control happen in order.
   for (let ms = 0; ms < endMs; ms += 0.25) {
     // Sender: buffer b holds sequences 8b…8b+7, its last frame captured at (b + 1) × 21.3 ms.
     for (;;) {
       if (Number.isNaN(nextDelivery)) {
         const captured = (buffer + 1) * bufferMs;
-        const early = o.sawSeconds > 0 ? ((captured / 1000) % o.sawSeconds) * 1 : 0; // 1000 ppm: 1 ms per s
+        const early = o.sawSeconds > 0 ? ((captured / 1000 + (o.phaseS ?? 0)) % o.sawSeconds) * 1 : 0; // 1000 ppm: 1 ms per s
         nextDelivery = captured + BASE_MS - early + o.jitterMs * rng();
         stampNoise = (rng() - 0.5) * 4;
       }
@@ -101,6 +110,11 @@ export function simulateRhythm(o: RhythmOptions): RhythmResult {
     while (rendered < due) {
       mixer.render(outL, outR);
       rendered++;
+      if (ms >= 3000 && ms < 23_000) {
+        const playedSeq = Atomics.load(v.i32, v.peerI32(0, PEER_I32.PLAY_POS)) / QUANTUM_FRAMES;
+        startSum += ms + (rendered - due + RENDER_BURST) * QUANTUM_MS - playedSeq * QUANTUM_MS;
+        startN++;
+      }
       if (ms >= tailMs) {
         // The frame just played and the wall time it is heard (the burst's quanta play one after another).
         const playedSeq = Atomics.load(v.i32, v.peerI32(0, PEER_I32.PLAY_POS)) / QUANTUM_FRAMES;
@@ -119,6 +133,7 @@ export function simulateRhythm(o: RhythmOptions): RhythmResult {
       if (ctl.target !== w.depthTarget) w.setDepth(ctl.target);
       w.setTrimAbove(ctl.trimAbove());
       w.setRate(ctl.rate);
+      if (ms < 30_000) startGlitches = w.counters.late + w.playCounter(PEER_I32.UNDERRUNS);
       if (ms < tailMs) base = { underruns: w.playCounter(PEER_I32.UNDERRUNS), late: w.counters.late, trimmed: w.playCounter(PEER_I32.TRIMMED) };
     }
   }
@@ -131,6 +146,8 @@ export function simulateRhythm(o: RhythmOptions): RhythmResult {
     delayMax: max,
     target: ctl.target,
     relief: ctl.relief(),
+    startGlitches,
+    startDelayMean: startSum / startN,
   };
 }
 
@@ -151,4 +168,14 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   }
   console.log('Playout against the rig\'s device rhythm (180 s simulated; figures over the last 60 s):');
   console.table(rows);
+  // The join: where in the sawtooth it lands decides when the first late buffer comes.
+  const starts = [];
+  for (const phaseS of [0, 4, 8, 12, 16, 20]) {
+    for (const jitterMs of [0.5, 3]) {
+      const r = simulateRhythm({ seconds: 60, seed: 11, lag: true, sawSeconds: 21.3, jitterMs, adaptive: true, depth: 8, phaseS });
+      starts.push({ 'join at phase s': phaseS, 'jitter ms': jitterMs, 'glitches, first 30 s': r.startGlitches, 'delay mean ms, 3-23 s': Math.round(r.startDelayMean * 10) / 10 });
+    }
+  }
+  console.log('The first 30 s of a join (automatic depth, lag fed), by where in the rhythm it lands:');
+  console.table(starts);
 }

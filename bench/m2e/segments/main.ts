@@ -8,17 +8,20 @@
 //   pair [joins]           one click's way through a Tutti pair (pair-joins.ts)
 //   output [s] [hints]     the browser's output over `s` seconds per AudioContext latencyHint
 //                          (comma-separated, e.g. 0,interactive,0.02; output-over-time.ts)
+//   trace [joins] [s]      the receiver's playout second by second, each glitch with the depth
+//                          controller's state then (playout-trace.ts)
 //
 // docs/BENCHMARKS.md, "Where the time goes", has the figures and what they mean.
 
 import { rigUnavailable, startRig } from '../../../tests/support/audio-rig.ts';
 import { outputOverTime } from './output-over-time.ts';
 import { pairJoins } from './pair-joins.ts';
+import { playoutTrace } from './playout-trace.ts';
 import { probeJoins } from './probe-joins.ts';
 
 const [mode, nArg, hintsArg] = process.argv.slice(2);
-if (mode !== 'probe' && mode !== 'pair' && mode !== 'output') {
-  console.error('usage: npx tsx bench/m2e/segments/main.ts probe|pair|output [n] [latency hints]');
+if (mode !== 'probe' && mode !== 'pair' && mode !== 'output' && mode !== 'trace') {
+  console.error('usage: npx tsx bench/m2e/segments/main.ts probe|pair|output|trace [n] [latency hints | seconds]');
   process.exit(2);
 }
 const why = rigUnavailable();
@@ -33,6 +36,8 @@ if (why) {
       const rows = [];
       for (const h of hints) rows.push(await outputOverTime(rig, Number(nArg ?? 120), h, log));
       console.table(rows);
+    } else if (mode === 'trace') {
+      console.table(await playoutTrace(rig, Number(nArg ?? 2), Number(hintsArg ?? 150), log));
     } else {
       const n = Number(nArg ?? 4);
       console.table(mode === 'probe' ? await probeJoins(rig, n, log) : await pairJoins(rig, n, log));

@@ -1,0 +1,62 @@
+// The receiver's playout second by second on the rig (bench only): a Tutti pair joined as in
+// set-up C (default settings), the receiver's stats sampled at 1 Hz for `seconds`, and every
+// second with a glitch (underrun, trim, late) printed with what the depth controller held then:
+// its target, the held level, the lowest low point, the relief. Tells a glitch at the devices'
+// rhythm (a step the depth did not cover) from one at a stall of this machine.
+
+import type { Rig } from '../../../tests/support/audio-rig.ts';
+import { joinRoom, launchOnRig } from '../../../tests/support/browsers.ts';
+import { startServer } from '../../../tests/support/server.ts';
+import { stats, waitForStreams } from '../../lib/app.ts';
+import { sleep } from '../record.ts';
+import { RECEIVER_DEVICES, SENDER_DEVICES } from '../tutti-pair.ts';
+
+export async function playoutTrace(rig: Rig, joins: number, seconds: number, log: (s: string) => void): Promise<Record<string, unknown>[]> {
+  const server = await startServer({ build: 'test' });
+  const rows: Record<string, unknown>[] = [];
+  try {
+    for (let j = 1; j <= joins; j++) {
+      const sender = await launchOnRig(rig, SENDER_DEVICES);
+      const receiver = await launchOnRig(rig, RECEIVER_DEVICES);
+      try {
+        const room = `trace-${process.pid}-${j}`;
+        await joinRoom(sender.page, server.url, room, 'Sender', { query: '' });
+        await sender.page.locator('input[name="master"]').fill('0');
+        await joinRoom(receiver.page, server.url, room, 'Receiver', { query: '' });
+        await receiver.page.getByRole('button', { name: 'Mute', exact: true }).click();
+        await waitForStreams(receiver.page, 1, 300);
+        const t0 = Date.now();
+        let last = { underruns: 0, trimmed: 0, late: 0, received: -1 };
+        const glitchAt: number[] = [];
+        const targets: number[] = [];
+        const lines: string[] = [];
+        while (Date.now() - t0 < seconds * 1000) {
+          await sleep(250);
+          const p = (await stats(receiver.page))?.peers[0];
+          if (!p || p.received === last.received) continue;
+          const t = Math.round((Date.now() - t0) / 1000);
+          const du = p.underruns - last.underruns;
+          const dt = p.trimmed - last.trimmed;
+          const dl = p.late - last.late;
+          if (last.received >= 0) {
+            targets.push(p.fill.target);
+            const line = `t ${t}s target ${p.fill.target} held ${p.fill.held} min ${p.fill.min} relief ${p.fill.relief} rate ${p.rate}`;
+            if (du + dt + dl > 0) {
+              glitchAt.push(t);
+              lines.push(`${line}: underruns +${du} trimmed +${dt} late +${dl}`);
+            } else if (p.fill.min < 1.5) lines.push(`${line}: low`);
+          }
+          last = { underruns: p.underruns, trimmed: p.trimmed, late: p.late, received: p.received };
+        }
+        for (const l of lines) log(`join ${j}: ${l}`);
+        const p = (await stats(receiver.page))?.peers[0];
+        rows.push({ join: j, seconds, underruns: p?.underruns, trimmed: p?.trimmed, late: p?.late, 'glitch seconds': glitchAt.join(' '), 'target first→last': `${targets[0]}→${targets.at(-1)}`, 'target min–max': `${Math.min(...targets)}–${Math.max(...targets)}` });
+      } finally {
+        await Promise.all([sender.close(), receiver.close()]);
+      }
+    }
+  } finally {
+    await server.close();
+  }
+  return rows;
+}
