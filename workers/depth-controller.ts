@@ -46,16 +46,17 @@
 //   default one quantum per 2 s.
 // - Rate: the measured clock ratio (workers/drift-estimator.ts; over ~22 s, then over ~4 min once
 //   that has 60 s; each glitch and trim breaks its line, so a device's lost time is not read as
-//   drift) fed forward beyond 5 ppm (less than that the proportional term carries, so clocks
+//   drift; where a step recurs, not the ~22 s one while a glitch has broken it, as its segments
+//   are then the rhythm's ramp) fed forward beyond 5 ppm (less than that the proportional term carries, so clocks
 //   that agree play at exactly 1, bit-exact), plus a proportional
 //   term that holds the median low point of the last half second at the target (less the relief) and moves the
 //   buffer to a new depth by playing up to 0.5 % faster or slower, never by skipping or holding.
 //   (An integral term would settle at the ratio too, but it also winds up on every depth change,
 //   and what it then reports as drift is the controller's own transient.)
 
-import { MAX_DEPTH, MAX_RATE_DEVIATION, MIN_DEPTH, TRIM_EXCESS, clampDepth } from '../src/shared/constants.ts';
+import { MAX_DEPTH, MAX_RATE_DEVIATION, MIN_DEPTH, QUANTUM_MS, TRIM_EXCESS, clampDepth } from '../src/shared/constants.ts';
 import { ArrivalLag } from './arrival-lag.ts';
-import { DriftEstimator, LONG_WINDOW } from './drift-estimator.ts';
+import { CONTROL_WINDOW, DriftEstimator, LONG_WINDOW } from './drift-estimator.ts';
 import { RecurringDips } from './recurring-dips.ts';
 
 /** Fill windows remembered (43 ms each: ~22 s). */
@@ -103,6 +104,16 @@ const FEED_FORWARD_FLOOR = 5e-6;
 function feedForward(drift: number): number {
   return Math.sign(drift) * Math.max(0, Math.abs(drift) - FEED_FORWARD_FLOOR);
 }
+/**
+ * The relief's slope is measured over this many updates (~1 s), and fed forward only while it is
+ * a ramp: a fall slower than RAMP_LIMIT quanta a second (a step, the relief's rise at the rhythm's
+ * late buffer or its fall at an outage's end, is left to the proportional term).
+ */
+const SLOPE_UPDATES = 10;
+const RAMP_LIMIT = 1;
+const QUANTA_PER_SECOND = 1000 / QUANTUM_MS;
+/** How long a timeline break stays inside the quick drift window (its blocks are ~1 s of arrivals each). */
+const QUICK_WINDOW_MS = (CONTROL_WINDOW.blocks + 1) * 1000;
 /** Clean windows after a (re)start before the target jumps to the measured need (~2 s). */
 const SETTLE_WINDOWS = 46;
 /** Running-average gain per window for the dip measurement (time constant ≈ 10 windows = 0.4 s). */
@@ -148,6 +159,13 @@ export class DepthController {
   private lastGlitches = -1;
   /** The worklet's trimmed-quanta total at the last window (see onWindow). */
   private trimmedTotal = 0;
+  /** The relief and the time at each of the last SLOPE_UPDATES + 1 updates (ring): its slope. */
+  private readonly reliefs = new Float64Array(SLOPE_UPDATES + 1);
+  private readonly reliefTimes = new Float64Array(SLOPE_UPDATES + 1).fill(NaN);
+  private reliefAt = 0;
+  /** When the drift estimators' lines were last broken (a glitch or a trim), and the last update's time. */
+  private lastBreakMs = -Infinity;
+  private lastNowMs = 0;
 
   constructor(depth: number, adaptive: boolean) {
     this.manual = clampDepth(depth);
@@ -174,6 +192,7 @@ export class DepthController {
       // The worklet trimmed an excess: where our output stalled, if it did (drift-estimator.ts).
       this.clocks.breakTimeline();
       this.longClocks.breakTimeline();
+      this.lastBreakMs = this.lastNowMs;
     }
     if (shift > 0 && this.count > 0) {
       this.average -= shift;
@@ -237,6 +256,7 @@ export class DepthController {
     this.average = NaN;
     this.clocks.reset();
     this.longClocks.reset();
+    this.reliefTimes.fill(NaN);
     this.settling = true;
   }
 
@@ -313,11 +333,17 @@ export class DepthController {
       // A glitch is where a device lost time, if one did: not drift (drift-estimator.ts).
       this.clocks.breakTimeline();
       this.longClocks.breakTimeline();
+      this.lastBreakMs = nowMs;
     }
+    this.lastNowMs = nowMs;
     this.lastGlitches = glitches;
     if (newGlitches) this.settling = false; // a glitch this early: grow as usual, no jump down
     if (this.adaptive && this.count >= RECENT) {
-      const need = Math.min(MAX_DEPTH, Math.max(MIN_DEPTH, Math.ceil(Math.max(this.spread(), this.recurring()) + HEADROOM)));
+      // A recurring step is met by the level the rate holds, which may rest up to the dead band
+      // under the target: its headroom comes on top of that (on the rig a recurring dip read 8.0
+      // gave a target of 9, held at 8.8, and the next 8.3-quantum step ran dry; 3 of 5 settled
+      // underruns in 6 traced minutes).
+      const need = Math.min(MAX_DEPTH, Math.max(MIN_DEPTH, Math.ceil(Math.max(this.spread(), this.recurring() + DEAD_BAND) + HEADROOM)));
       if (this.settling && this.count >= SETTLE_WINDOWS) {
         // Down by at most TRIM_EXCESS: the rate drains that without the worklet trimming (a glitch);
         // the usual shrinking takes it the rest of the way.
@@ -342,18 +368,62 @@ export class DepthController {
     // The ~4 min estimate once it has 60 s: the quick one wanders by hundreds of ppm on a real
     // device (drift-estimator.ts), and every 100 ppm of error it feeds forward leaves the held
     // level 0.1 quantum off the target (KP); on the rig the level sat 1-2 quanta off.
-    const measured = this.longClocks.estimate() ?? this.clocks.estimate();
+    const long = this.longClocks.estimate();
+    const measured = long ?? this.clocks.estimate();
     if (measured !== null) this.drift = measured;
+    // Where a step recurs and a glitch broke the quick window's line (~22 s, no longer than the
+    // rhythm's period), its segments are the sawtooth's ramp more than the clocks: on the rig the
+    // arrivals run ~1000 ppm early between the late buffers, and a glitch at each step leaves
+    // segments of ramp only. Fed forward, +700 to +1000 ppm of it held the level 1.2-1.4 quanta
+    // under the target just before the next step (bench/m2e/segments/playout-trace.ts), which
+    // then ran dry. Until the break has left the window or the long one has its 60 s, the
+    // proportional term carries the drift there instead (a sound card's ≤ 100 ppm: 0.1 quantum).
+    // An unbroken window spans the step and is kept: a timer-driven sender 1000 ppm fast with a
+    // rhythm of its own needs it from the first seconds (tests/e2e/truth.spec.ts).
+    const rampOnly = this.recurring() >= 1 && nowMs - this.lastBreakMs < QUICK_WINDOW_MS;
+    const fed = long ?? (rampOnly ? 0 : this.drift);
     if (this.count < RECENT / 2) {
-      this.rate = 1 + feedForward(this.drift);
+      this.rate = 1 + feedForward(fed);
       return;
     }
     // The low point moves in whole-quantum steps as the two clocks' phases slip past each other;
     // a half-quantum dead band keeps the rate from chasing those steps.
-    const raw = this.quantile(this.lows, Math.min(this.count, RECENT), 0.5) - (this.target - this.relief());
+    const relief = this.relief();
+    const raw = this.quantile(this.lows, Math.min(this.count, RECENT), 0.5) - (this.target - relief);
     const error = raw > DEAD_BAND ? raw - DEAD_BAND : raw < -DEAD_BAND ? raw + DEAD_BAND : 0;
     const far = error > FAR_ERROR ? error - FAR_ERROR : error < -FAR_ERROR ? error + FAR_ERROR : 0;
-    this.rate = Math.max(1 - MAX_RATE_DEVIATION, Math.min(1 + MAX_RATE_DEVIATION, 1 + KP * error + KP_FAR * far + feedForward(this.drift)));
+    // Only while the level is under where it should be: where the arrivals themselves fill the
+    // buffer as the lag shrinks (in bench/device-rhythm.ts they do), the level keeps up without it.
+    const fall = this.reliefRamp(nowMs, relief);
+    const ramp = raw < 0 ? fall : 0;
+    this.rate = Math.max(1 - MAX_RATE_DEVIATION, Math.min(1 + MAX_RATE_DEVIATION, 1 + KP * error + KP_FAR * far + ramp / QUANTA_PER_SECOND + feedForward(fed)));
+  }
+
+  /**
+   * The relief's fall over the last second (quanta a second, ≤ 0) while it falls as a ramp, else 0.
+   * As the arrivals' lag shrinks back, the relief falls and the level held must rise with it, to
+   * the whole target before the next late buffer. The proportional term alone follows a moving
+   * level a fixed distance behind (the slope / KP, plus the dead band): on the rig the relief fell
+   * ~0.34 quanta a second and the level reached the step 0.8-1.2 quanta under the target, which
+   * the step's 8-9 quanta then ran dry (bench/m2e/segments/playout-trace.ts). Fed forward, the
+   * rate grows the buffer as fast as the relief falls. Only a fall: a rising relief lowers the
+   * level, which the proportional term may do late, never early.
+   */
+  private reliefRamp(nowMs: number, relief: number): number {
+    const at = this.reliefAt;
+    this.reliefs[at] = relief;
+    this.reliefTimes[at] = nowMs;
+    this.reliefAt = (at + 1) % (SLOPE_UPDATES + 1);
+    const oldest = this.reliefAt; // the slot written SLOPE_UPDATES updates ago
+    const seconds = (nowMs - this.reliefTimes[oldest]!) / 1000;
+    if (!(seconds > 0)) return 0;
+    // A step within the second (one update's change over RAMP_LIMIT) is not a ramp.
+    for (let k = 0; k < SLOPE_UPDATES; k++) {
+      const i = (oldest + k) % (SLOPE_UPDATES + 1);
+      if (Math.abs(this.reliefs[(i + 1) % (SLOPE_UPDATES + 1)]! - this.reliefs[i]!) > RAMP_LIMIT) return 0;
+    }
+    const slope = (relief - this.reliefs[oldest]!) / seconds;
+    return slope < 0 && slope > -RAMP_LIMIT ? slope : 0;
   }
 
   /** Mean and lowest low point over the last `n` windows, quanta. */

@@ -19,7 +19,11 @@ for (const jitterMs of [0.5, 3]) {
     assert.equal(without.underruns + without.late + without.trimmed, 0, 'the old rule was clean too (the comparison is fair)');
     assert.equal(fed.underruns + fed.late + fed.trimmed, 0, 'no glitch in the last minute');
     assert.ok(without.delayMax - without.delayMin > 12, 'without the lag the delay follows the sawtooth');
-    assert.ok(fed.delayMax - fed.delayMin < 8, 'with it the delay holds still');
+    // Held still: within the ~1 ms/s ramp's last stretch, ~9-10 ms, where the level climbs to
+    // the whole target before each step (the relief's fall fed forward, depth-controller.ts;
+    // until then it lagged ~1 quantum under the target there and the swing was under 8 ms).
+    assert.ok(fed.delayMax - fed.delayMin < 11, 'with it the delay holds still');
+    assert.ok(fed.delayMax - fed.delayMin < 0.6 * (without.delayMax - without.delayMin), 'far less than without it');
     assert.ok(without.delayMean - fed.delayMean > 6, 'and is lower on average (half the 21 ms step, less the relief margin)');
   });
 }
@@ -44,6 +48,6 @@ test('a manual depth gets the same relief: it plays as the automatic depth that 
   assert.equal(manual.underruns + manual.late + manual.trimmed, 0, 'no glitch in the last minute');
   assert.ok(manual.relief > 0, 'the manual depth is relieved');
   assert.ok(Math.abs(manual.delayMean - auto.delayMean) < 1, 'the same delay as the automatic depth at that target');
-  assert.ok(manual.delayMax - manual.delayMin < 8, 'held still');
+  assert.ok(manual.delayMax - manual.delayMin < 11, 'held still (as the automatic depth: see above)');
   assert.ok(unfed.delayMean - manual.delayMean > 6, 'and lower than without the relief');
 });

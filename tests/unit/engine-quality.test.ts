@@ -326,6 +326,32 @@ describe('DepthController and a device rhythm', () => {
     assert.ok(c.trimAbove() >= 9, 'automatic again: the recurring step is still known');
   });
 
+  test('where a step recurs and a glitch broke the quick drift window, it is not fed forward (the proportional term holds the level) until the break has left the window', () => {
+    // Segments of a ~22 s window over a ~22 s sawtooth, broken at its steps, read its ramp as
+    // drift (on the rig +700 to +1000 ppm, which held the level 1.2-1.4 quanta under the target
+    // before each step).
+    const feed = (c: DepthController, fromMs: number, seconds: number, glitches: number) => {
+      let seq = (fromMs - 1_000_000) * 0.37; // 37 arrivals an update, continuing where the last feed ended
+      for (let u = 0; u < seconds * 10; u++) {
+        for (let i = 0; i < 37; i++, seq++) c.onArrival(seq, Math.floor(seq / 1.001)); // the sender 1000 ppm fast
+        c.onWindow(c.target);
+        c.onWindow(c.target);
+        c.update(fromMs + u * 100, glitches);
+      }
+    };
+    const broken = new DepthController(8, true);
+    run(broken, 60, 22);
+    assert.ok(broken.recurring() >= 1, `recurring dip ${broken.recurring()}`);
+    const plain = new DepthController(broken.target, false);
+    feed(broken, 1_000_000, 20, 1e6); // a glitch as the 20 s begin
+    feed(plain, 1_000_000, 20, 0);
+    for (const c of [broken, plain]) assert.ok(Math.abs(c.drift * 1e6 - 1000) < 50, `measured ${c.drift * 1e6} ppm`);
+    assert.equal(broken.rate, 1, 'with the rhythm, 20 s after a break: nothing fed forward, the level is on the target');
+    assert.ok(Math.abs((plain.rate - 1) * 1e6 - 995) < 50, `without: the quick estimate less the 5 ppm floor is fed forward (rate ${plain.rate})`);
+    feed(broken, 1_020_000, 5, 1e6); // 25 s after the break
+    assert.ok(Math.abs((broken.rate - 1) * 1e6 - 995) < 50, `the break has left the window: fed forward again (rate ${broken.rate})`);
+  });
+
   test('one step that does not recur is forgotten: the depth comes back down', () => {
     const c = new DepthController(8, true);
     run(c, 200, 1000); // one step at 5 s, never again

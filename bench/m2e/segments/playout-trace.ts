@@ -5,7 +5,8 @@
 // rhythm (a step the depth did not cover) from one at a stall of this machine.
 
 import type { Rig } from '../../../tests/support/audio-rig.ts';
-import { joinRoom, launchOnRig } from '../../../tests/support/browsers.ts';
+import { writeFileSync } from 'node:fs';
+import { joinRoom, launchOnRig, netWorker } from '../../../tests/support/browsers.ts';
 import { startServer } from '../../../tests/support/server.ts';
 import { stats, waitForStreams } from '../../lib/app.ts';
 import { sleep } from '../record.ts';
@@ -22,7 +23,7 @@ export async function playoutTrace(rig: Rig, joins: number, seconds: number, log
         const room = `trace-${process.pid}-${j}`;
         await joinRoom(sender.page, server.url, room, 'Sender', { query: '' });
         await sender.page.locator('input[name="master"]').fill('0');
-        await joinRoom(receiver.page, server.url, room, 'Receiver', { query: '' });
+        await joinRoom(receiver.page, server.url, room, 'Receiver', { query: 'test=tap' });
         await receiver.page.getByRole('button', { name: 'Mute', exact: true }).click();
         await waitForStreams(receiver.page, 1, 300);
         const t0 = Date.now();
@@ -30,6 +31,7 @@ export async function playoutTrace(rig: Rig, joins: number, seconds: number, log
         const glitchAt: number[] = [];
         const targets: number[] = [];
         const lines: string[] = [];
+        const perSecond: Record<string, unknown>[] = [];
         while (Date.now() - t0 < seconds * 1000) {
           await sleep(250);
           const p = (await stats(receiver.page))?.peers[0];
@@ -40,6 +42,7 @@ export async function playoutTrace(rig: Rig, joins: number, seconds: number, log
           const dl = p.late - last.late;
           if (last.received >= 0) {
             targets.push(p.fill.target);
+            perSecond.push({ t, ...p.fill, rate: p.rate, underruns: du, trimmed: dt, late: dl });
             const line = `t ${t}s target ${p.fill.target} held ${p.fill.held} min ${p.fill.min} relief ${p.fill.relief} rate ${p.rate}`;
             if (du + dt + dl > 0) {
               glitchAt.push(t);
@@ -49,7 +52,19 @@ export async function playoutTrace(rig: Rig, joins: number, seconds: number, log
           last = { underruns: p.underruns, trimmed: p.trimmed, late: p.late, received: p.received };
         }
         for (const l of lines) log(`join ${j}: ${l}`);
+        // Read before the tap: its two minutes of records are a large copy that stalls the worker.
         const p = (await stats(receiver.page))?.peers[0];
+        // The arrivals' lag against their capture stamps, the last two minutes (the test build's tap).
+        const w = await netWorker(receiver.page);
+        const lag = await w.evaluate(() => {
+          const t = (self as unknown as { __tuttiTap?: import('../../../workers/test-tap.ts').Tap }).__tuttiTap;
+          const [id] = [...t!.oneWay.keys()];
+          const l = t!.oneWay.get(id!)!.toJSON();
+          return { arrivalMs: l.arrivalMs, transitMs: l.transitMs };
+        });
+        const file = `/tmp/tutti-playout-trace-${j}.json`;
+        writeFileSync(file, JSON.stringify({ t0, perSecond, lag }));
+        log(`join ${j}: per-second state and the arrivals' lag in ${file}`);
         rows.push({ join: j, seconds, underruns: p?.underruns, trimmed: p?.trimmed, late: p?.late, 'glitch seconds': glitchAt.join(' '), 'target first→last': `${targets[0]}→${targets.at(-1)}`, 'target min–max': `${Math.min(...targets)}–${Math.max(...targets)}` });
       } finally {
         await Promise.all([sender.close(), receiver.close()]);
