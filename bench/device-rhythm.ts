@@ -6,8 +6,9 @@
 // output renders 4 quanta at a time on a clock 150 ppm off the wall clock. Printed per run: the
 // glitches and the delay from capture stamp to playout (what a listener's mouth-to-ear delay
 // follows) over the last minute, with the controller fed the packets' lag (as the network worker
-// does) and without it (the controller before the "Slow lateness" rule). Exported for
-// tests/unit/device-rhythm.test.ts.
+// does) and without it (the controller before the "Slow lateness" rule); then a join's first
+// 30 s by where in the rhythm it lands (glitches, and the delay over 3-23 s, when set-up C
+// records). Exported for tests/unit/device-rhythm.test.ts.
 
 import { fileURLToPath } from 'node:url';
 import { QUANTUM_FRAMES, QUANTUM_MS } from '../src/shared/constants.ts';
