@@ -26,8 +26,12 @@ export interface TuttiPair {
 export const SENDER_DEVICES = { sink: 'silent', source: 'mic' } as const;
 export const RECEIVER_DEVICES = { sink: 'spk', source: 'silent.monitor' } as const;
 
-/** Launches and joins both; resolves once the receiver gets the sender's stream at ≥ 300 frames/s. */
-export async function joinPair(rig: Rig, serverUrl: string, room: string): Promise<TuttiPair> {
+/**
+ * Launches and joins both; resolves once the receiver gets the sender's stream at ≥ 300 frames/s.
+ * `receiverQuery`: test switches for the receiver's page (the segments tools' taps, a test-build
+ * server only); the m2e set-ups use none.
+ */
+export async function joinPair(rig: Rig, serverUrl: string, room: string, receiverQuery = ''): Promise<TuttiPair> {
   const peers: PeerBrowser[] = [];
   const close = async () => {
     await Promise.all(peers.map((p) => p.close()));
@@ -37,10 +41,10 @@ export async function joinPair(rig: Rig, serverUrl: string, room: string): Promi
     peers.push(sender);
     const receiver = await launchOnRig(rig, RECEIVER_DEVICES);
     peers.push(receiver);
-    // No query: no test switches, the app as a user gets it.
+    // No query for the sender: no test switches, the app as a user gets it.
     await joinRoom(sender.page, serverUrl, room, 'Sender', { query: '' });
     await sender.page.locator('input[name="master"]').fill('0');
-    await joinRoom(receiver.page, serverUrl, room, 'Receiver', { query: '' });
+    await joinRoom(receiver.page, serverUrl, room, 'Receiver', { query: receiverQuery });
     const mute = receiver.page.getByRole('button', { name: 'Mute', exact: true });
     await mute.click();
     await receiver.page.locator('button.mute[aria-pressed="true"]').waitFor({ timeout: 5000 });

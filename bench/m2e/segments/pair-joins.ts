@@ -7,13 +7,13 @@
 
 import type { Page } from '@playwright/test';
 import type { Rig } from '../../../tests/support/audio-rig.ts';
-import { joinRoom, launchOnRig, netWorker } from '../../../tests/support/browsers.ts';
+import { netWorker } from '../../../tests/support/browsers.ts';
 import { startServer } from '../../../tests/support/server.ts';
-import { stats, waitForStreams } from '../../lib/app.ts';
+import { stats } from '../../lib/app.ts';
 import { recordClicks, sleep, uploadSignal } from '../record.ts';
 import { RATE, clickTrain } from '../signals.ts';
 import { PAIR_MS, SETTLE_MS, TRAIN, med, nearest, onsetWalls, r2, spanOf } from './lib.ts';
-import { RECEIVER_DEVICES, SENDER_DEVICES } from '../tutti-pair.ts';
+import { joinPair } from '../tutti-pair.ts';
 
 interface TapDump {
   outputClock: { contextS: number[]; wallMs: number[]; offsetMs: number[] };
@@ -69,15 +69,9 @@ export async function pairJoins(rig: Rig, joins: number, log: (s: string) => voi
   try {
     const clicks = await uploadSignal(rig, 'clicks', clickTrain(TRAIN));
     for (let j = 1; j <= joins; j++) {
-      const sender = await launchOnRig(rig, SENDER_DEVICES);
-      const receiver = await launchOnRig(rig, RECEIVER_DEVICES);
+      const pair = await joinPair(rig, server.url, `segments-${process.pid}-${j}`, 'test=tap&onsets=1');
+      const { receiver } = pair;
       try {
-        const room = `segments-${process.pid}-${j}`;
-        await joinRoom(sender.page, server.url, room, 'Sender', { query: '' });
-        await sender.page.locator('input[name="master"]').fill('0');
-        await joinRoom(receiver.page, server.url, room, 'Receiver', { query: 'test=tap&onsets=1' });
-        await receiver.page.getByRole('button', { name: 'Mute', exact: true }).click();
-        await waitForStreams(receiver.page, 1, 300);
         await sleep(SETTLE_MS);
         const before = (await stats(receiver.page))?.peers[0];
         const p50s: number[] = [];
@@ -155,7 +149,7 @@ export async function pairJoins(rig: Rig, joins: number, log: (s: string) => voi
         rows.push(r);
         log(JSON.stringify(r));
       } finally {
-        await Promise.all([sender.close(), receiver.close()]);
+        await pair.close();
       }
     }
   } finally {

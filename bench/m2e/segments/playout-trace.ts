@@ -6,26 +6,20 @@
 
 import type { Rig } from '../../../tests/support/audio-rig.ts';
 import { writeFileSync } from 'node:fs';
-import { joinRoom, launchOnRig, netWorker } from '../../../tests/support/browsers.ts';
+import { netWorker } from '../../../tests/support/browsers.ts';
 import { startServer } from '../../../tests/support/server.ts';
-import { stats, waitForStreams } from '../../lib/app.ts';
+import { stats } from '../../lib/app.ts';
 import { sleep } from '../record.ts';
-import { RECEIVER_DEVICES, SENDER_DEVICES } from '../tutti-pair.ts';
+import { joinPair } from '../tutti-pair.ts';
 
 export async function playoutTrace(rig: Rig, joins: number, seconds: number, log: (s: string) => void): Promise<Record<string, unknown>[]> {
   const server = await startServer({ build: 'test' });
   const rows: Record<string, unknown>[] = [];
   try {
     for (let j = 1; j <= joins; j++) {
-      const sender = await launchOnRig(rig, SENDER_DEVICES);
-      const receiver = await launchOnRig(rig, RECEIVER_DEVICES);
+      const pair = await joinPair(rig, server.url, `trace-${process.pid}-${j}`, 'test=tap');
+      const { receiver } = pair;
       try {
-        const room = `trace-${process.pid}-${j}`;
-        await joinRoom(sender.page, server.url, room, 'Sender', { query: '' });
-        await sender.page.locator('input[name="master"]').fill('0');
-        await joinRoom(receiver.page, server.url, room, 'Receiver', { query: 'test=tap' });
-        await receiver.page.getByRole('button', { name: 'Mute', exact: true }).click();
-        await waitForStreams(receiver.page, 1, 300);
         const t0 = Date.now();
         let last = { underruns: 0, trimmed: 0, late: 0, received: -1 };
         const glitchAt: number[] = [];
@@ -67,7 +61,7 @@ export async function playoutTrace(rig: Rig, joins: number, seconds: number, log
         log(`join ${j}: per-second state and the arrivals' lag in ${file}`);
         rows.push({ join: j, seconds, underruns: p?.underruns, trimmed: p?.trimmed, late: p?.late, 'glitch seconds': glitchAt.join(' '), 'target first→last': `${targets[0]}→${targets.at(-1)}`, 'target min–max': `${Math.min(...targets)}–${Math.max(...targets)}` });
       } finally {
-        await Promise.all([sender.close(), receiver.close()]);
+        await pair.close();
       }
     }
   } finally {
