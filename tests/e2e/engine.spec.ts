@@ -254,9 +254,14 @@ test('24-bit: switched on live, a sender\'s stream is its 24-bit input verbatim 
     const logs = Object.values(pcm.received);
     expect(logs.length).toBe(1);
     const m = matchWav(readWavPcm(wav.a24), logs[0]!);
-    console.log(`A→B (24-bit) against peer-a24.wav: ${JSON.stringify(m)}; B receives ${after[1]!.kbpsIn} kbit/s from A, A ${after[0]!.kbpsIn} kbit/s from B`);
+    // A busy machine (a CI run: 2 browsers at 4.7 Mbit/s on 2 cores) can make Alice's sender drop
+    // frames it could only send late (workers/sender.ts), which it counts: a missing sequence at
+    // Bob is one of those, never a frame lost on the way or a format that failed to decode.
+    const aDropped = after[0]!.sendDropped - before[0]!.sendDropped;
+    console.log(`A→B (24-bit) against peer-a24.wav: ${JSON.stringify(m)}; B receives ${after[1]!.kbpsIn} kbit/s from A, A ${after[0]!.kbpsIn} kbit/s from B; Alice's sender dropped ${aDropped} meanwhile`);
     expect(m.quanta).toBeGreaterThan(FRAMES_PER_SECOND * 5);
-    expect(m.gaps + m.repeats + m.silent).toBe(0);
+    expect(m.repeats + m.silent).toBe(0);
+    expect(m.gaps, "every sequence missing at Bob is one Alice's sender says it dropped").toBeLessThanOrEqual(aDropped);
     expect(m.verbatim, `every quantum is the 24-bit WAV, sample for sample: ${m.misses.join('; ')}`).toBe(m.quanta);
     // The bytes on the wire: 1550-byte packets (two PCM24 stereo quanta) at 375/s, against 1038 for PCM16.
     expect(after[1]!.kbpsIn).toBeGreaterThan(4400);
