@@ -50,7 +50,8 @@
 //   are then the rhythm's ramp) fed forward beyond 5 ppm (less than that the proportional term carries, so clocks
 //   that agree play at exactly 1, bit-exact), plus a proportional
 //   term that holds the median low point of the last half second at the target (less the relief) and moves the
-//   buffer to a new depth by playing up to 0.5 % faster or slower, never by skipping or holding.
+//   buffer to a new depth by playing up to 0.5 % faster or slower, never by skipping or holding;
+//   while the level is under that and the relief falls as a ramp, the fall too (reliefRamp()).
 //   (An integral term would settle at the ratio too, but it also winds up on every depth change,
 //   and what it then reports as drift is the controller's own transient.)
 
