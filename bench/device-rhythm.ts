@@ -99,9 +99,10 @@ export function simulateRhythm(o: RhythmOptions): RhythmResult {
         view.setUint32(HEADER.SEQUENCE, seq >>> 0, true);
         if (decodeHeader(pv, h) !== Reject.OK) throw new Error('packet rejected');
         w.accept(h, pv);
-        ctl.onArrival(h.sequence, Atomics.load(v.i32, PLAY_I32.QUANTA));
         const stampMs = seq * QUANTUM_MS + stampNoise;
-        if (o.lag) ctl.onLag((ms - stampMs) / QUANTUM_MS);
+        const lag = (ms - stampMs) / QUANTUM_MS;
+        ctl.onArrival(h.sequence, Atomics.load(v.i32, PLAY_I32.QUANTA), o.lag ? lag : NaN);
+        if (o.lag) ctl.onLag(lag);
       }
       buffer++;
       nextDelivery = NaN;

@@ -46,8 +46,8 @@
 //   default one quantum per 2 s.
 // - Rate: the measured clock ratio (workers/drift-estimator.ts; over ~22 s, then over ~4 min once
 //   that has 60 s; each glitch and trim breaks its line, so a device's lost time is not read as
-//   drift; where a step recurs, not the ~22 s one while a glitch has broken it, as its segments
-//   are then the rhythm's ramp) fed forward beyond 5 ppm (less than that the proportional term carries, so clocks
+//   drift; where a step recurs and a glitch has broken the ~22 s one, whose segments are then the
+//   rhythm's ramp, the same slope of readings dated back to capture by their lag) fed forward beyond 5 ppm (less than that the proportional term carries, so clocks
 //   that agree play at exactly 1, bit-exact), plus a proportional
 //   term that holds the median low point of the last half second at the target (less the relief) and moves the
 //   buffer to a new depth by playing up to 0.5 % faster or slower, never by skipping or holding;
@@ -138,6 +138,11 @@ export class DepthController {
   private readonly clocks = new DriftEstimator();
   /** The same measurement over ~4 min (drift-estimator.ts says why two; the figure people see is shown-drift.ts). */
   private readonly longClocks = new DriftEstimator(LONG_WINDOW);
+  /**
+   * The quick measurement with each arrival dated back to its capture by its lag: the sender's
+   * clock against ours without the arrivals' own timing (see update(), where a step recurs).
+   */
+  private readonly stampedClocks = new DriftEstimator();
   /** The start-up jump to the measured need is still to come (see the header). */
   private settling = true;
   private readonly lows = new Float32Array(HISTORY);
@@ -193,6 +198,7 @@ export class DepthController {
       // The worklet trimmed an excess: where our output stalled, if it did (drift-estimator.ts).
       this.clocks.breakTimeline();
       this.longClocks.breakTimeline();
+      this.stampedClocks.breakTimeline();
       this.lastBreakMs = this.lastNowMs;
     }
     if (shift > 0 && this.count > 0) {
@@ -225,10 +231,14 @@ export class DepthController {
     return Number.isNaN(r) ? 0 : r;
   }
 
-  /** A data packet arrived (its sequence), with the quanta our output has rendered so far: the drift measurement. */
-  onArrival(seq: number, renderedQuanta: number): void {
+  /**
+   * A data packet arrived (its sequence), with the quanta our output has rendered so far: the
+   * drift measurement; and its lag (as onLag), if known, for the stamped one.
+   */
+  onArrival(seq: number, renderedQuanta: number, lagQuanta = NaN): void {
     this.clocks.add(seq, renderedQuanta);
     this.longClocks.add(seq, renderedQuanta);
+    if (Number.isFinite(lagQuanta)) this.stampedClocks.add(seq, renderedQuanta, lagQuanta);
   }
 
   /** A data packet's lag: its arrival time minus its capture stamp, quanta (wall clocks; any offset cancels). */
@@ -257,6 +267,7 @@ export class DepthController {
     this.average = NaN;
     this.clocks.reset();
     this.longClocks.reset();
+    this.stampedClocks.reset();
     this.reliefTimes.fill(NaN);
     this.settling = true;
   }
@@ -334,6 +345,7 @@ export class DepthController {
       // A glitch is where a device lost time, if one did: not drift (drift-estimator.ts).
       this.clocks.breakTimeline();
       this.longClocks.breakTimeline();
+      this.stampedClocks.breakTimeline();
       this.lastBreakMs = nowMs;
     }
     this.lastNowMs = nowMs;
@@ -377,12 +389,17 @@ export class DepthController {
     // arrivals run ~1000 ppm early between the late buffers, and a glitch at each step leaves
     // segments of ramp only. Fed forward, +700 to +1000 ppm of it held the level 1.2-1.4 quanta
     // under the target just before the next step (bench/m2e/segments/playout-trace.ts), which
-    // then ran dry. Until the break has left the window or the long one has its 60 s, the
-    // proportional term carries the drift there instead (a sound card's ≤ 100 ppm: 0.1 quantum).
-    // An unbroken window spans the step and is kept: a timer-driven sender 1000 ppm fast with a
-    // rhythm of its own needs it from the first seconds (tests/e2e/truth.spec.ts).
+    // then ran dry. The ramp is the arrivals' timing, not the clocks': the packets' lag against
+    // their capture stamps shrinks with it (the relief falls ~0.34 quanta a second there). So until
+    // the break has left the window or the long one has its 60 s, the stamped estimate is fed
+    // forward instead: the same slope with each reading dated back to the packet's capture by its
+    // lag, which the ramp does not tilt. A sender whose samples do run fast (a timer-driven fake
+    // device 1000 ppm off, with a rhythm of its own on a loaded machine) still reads 1000 ppm
+    // there; fed nothing, its level sat 1.3 quanta over a manual 8 (a CI run of
+    // tests/e2e/truth.spec.ts). Without lags (none yet), nothing: the proportional term carries it.
+    // An unbroken window spans the step and is kept as it is.
     const rampOnly = this.recurring() >= 1 && nowMs - this.lastBreakMs < QUICK_WINDOW_MS;
-    const fed = long ?? (rampOnly ? 0 : this.drift);
+    const fed = long ?? (rampOnly ? (this.stampedClocks.estimate() ?? 0) : this.drift);
     if (this.count < RECENT / 2) {
       this.rate = 1 + feedForward(fed);
       return;

@@ -72,6 +72,7 @@ export class DriftEstimator {
   private started = false;
   private seq0 = 0;
   private quanta0 = 0;
+  private less0 = 0;
 
   constructor(window: { blocks: number; minBlocks: number } = CONTROL_WINDOW) {
     this.slots = window.blocks * SLOTS_PER_BLOCK;
@@ -89,15 +90,21 @@ export class DriftEstimator {
     return Math.floor(this.filled / SLOTS_PER_BLOCK);
   }
 
-  /** One data packet arrived: its sequence, and the quanta our output has rendered so far. */
-  add(seq: number, renderedQuanta: number): void {
+  /**
+   * One data packet arrived: its sequence, and the quanta our output has rendered so far, less
+   * `lessQuanta` if given (the depth controller's stamped estimate passes the packet's lag, which
+   * dates the reading back to the packet's capture: see DepthController.update).
+   */
+  add(seq: number, renderedQuanta: number, lessQuanta = 0): void {
     if (!this.started) {
       this.started = true;
       this.seq0 = seq;
       this.quanta0 = renderedQuanta;
+      this.less0 = lessQuanta;
     }
     const x = seqDiff(seq, this.seq0);
-    const y = (renderedQuanta - this.quanta0) | 0; // the counter wraps at 2^31 (≈ 66 days)
+    // The counter wraps at 2^31 (≈ 66 days); the correction is continuous and small.
+    const y = ((renderedQuanta - this.quanta0) | 0) - (lessQuanta - this.less0);
     const b = this.block;
     if (this.n[b]! >= SLOT) {
       // Next slot: it replaces the oldest. Move the origin to this point so the sums stay small
@@ -105,6 +112,7 @@ export class DriftEstimator {
       this.rebase(x, y);
       this.seq0 = seq;
       this.quanta0 = renderedQuanta;
+      this.less0 = lessQuanta;
       this.block = (b + 1) % this.slots;
       if (this.filled < this.slots) this.filled++;
       this.clear(this.block);

@@ -87,9 +87,10 @@ export class Receiver {
       const transitUs = (nowUs() - h.captureTimeUs) | 0; // both clocks are wall clocks; wraps at 2^32 µs
       if (arrival === Arrival.ON_TIME || arrival === Arrival.RESYNC || arrival === Arrival.LATE) {
         const rendered = Atomics.load(this.play.i32, PLAY_I32.QUANTA);
-        peer.controller.onArrival(h.sequence, rendered);
+        const lagQuanta = transitUs / 1000 / QUANTUM_MS;
+        peer.controller.onArrival(h.sequence, rendered, lagQuanta);
         peer.drift.add(h.sequence, h.captureTimeUs, arrivalMs);
-        peer.controller.onLag(transitUs / 1000 / QUANTUM_MS);
+        peer.controller.onLag(lagQuanta);
       }
       const marginFrames = peer.writer.lastMarginFrames;
       // A margin outside the ring is not a playout time: an arrival measured against the cursor of

@@ -326,30 +326,42 @@ describe('DepthController and a device rhythm', () => {
     assert.ok(c.trimAbove() >= 9, 'automatic again: the recurring step is still known');
   });
 
-  test('where a step recurs and a glitch broke the quick drift window, it is not fed forward (the proportional term holds the level) until the break has left the window', () => {
+  test('where a step recurs and a glitch broke the quick drift window, what is fed forward is its slope dated back to capture by the lags: a ramp in the arrivals is not, a fast sender is', () => {
     // Segments of a ~22 s window over a ~22 s sawtooth, broken at its steps, read its ramp as
     // drift (on the rig +700 to +1000 ppm, which held the level 1.2-1.4 quanta under the target
-    // before each step).
-    const feed = (c: DepthController, fromMs: number, seconds: number, glitches: number) => {
+    // before each step). There the packets' lag against their stamps shrinks with the ramp.
+    // `lagPpm`: how fast the arrivals' lag shrinks (quanta per quantum × 1e6).
+    const feed = (c: DepthController, fromMs: number, seconds: number, glitches: number, lagPpm: number | null) => {
       let seq = (fromMs - 1_000_000) * 0.37; // 37 arrivals an update, continuing where the last feed ended
       for (let u = 0; u < seconds * 10; u++) {
-        for (let i = 0; i < 37; i++, seq++) c.onArrival(seq, Math.floor(seq / 1.001)); // the sender 1000 ppm fast
+        // Arrivals 1000 ppm fast against our output: the sender's clock, or (lagPpm 1000) their timing.
+        for (let i = 0; i < 37; i++, seq++) c.onArrival(seq, Math.floor(seq / 1.001), lagPpm === null ? NaN : 3 - seq * lagPpm * 1e-6);
         c.onWindow(c.target);
         c.onWindow(c.target);
         c.update(fromMs + u * 100, glitches);
       }
     };
-    const broken = new DepthController(8, true);
-    run(broken, 60, 22);
-    assert.ok(broken.recurring() >= 1, `recurring dip ${broken.recurring()}`);
-    const plain = new DepthController(broken.target, false);
-    feed(broken, 1_000_000, 20, 1e6); // a glitch as the 20 s begin
-    feed(plain, 1_000_000, 20, 0);
-    for (const c of [broken, plain]) assert.ok(Math.abs(c.drift * 1e6 - 1000) < 50, `measured ${c.drift * 1e6} ppm`);
-    assert.equal(broken.rate, 1, 'with the rhythm, 20 s after a break: nothing fed forward, the level is on the target');
-    assert.ok(Math.abs((plain.rate - 1) * 1e6 - 995) < 50, `without: the quick estimate less the 5 ppm floor is fed forward (rate ${plain.rate})`);
-    feed(broken, 1_020_000, 5, 1e6); // 25 s after the break
-    assert.ok(Math.abs((broken.rate - 1) * 1e6 - 995) < 50, `the break has left the window: fed forward again (rate ${broken.rate})`);
+    const rhythm = () => {
+      const c = new DepthController(8, true);
+      run(c, 60, 22);
+      assert.ok(c.recurring() >= 1, `recurring dip ${c.recurring()}`);
+      return c;
+    };
+    const ramp = rhythm();
+    const fast = rhythm();
+    const unknown = rhythm();
+    const plain = new DepthController(ramp.target, false);
+    feed(ramp, 1_000_000, 20, 1e6, 1000); // a glitch as the 20 s begin
+    feed(fast, 1_000_000, 20, 1e6, 0);
+    feed(unknown, 1_000_000, 20, 1e6, null);
+    feed(plain, 1_000_000, 20, 0, 1000);
+    for (const c of [ramp, fast, unknown, plain]) assert.ok(Math.abs(c.drift * 1e6 - 1000) < 50, `measured ${c.drift * 1e6} ppm`);
+    assert.ok(Math.abs(ramp.rate - 1) < 20e-6, `the ramp, 20 s after a break: nothing fed forward, the level is on the target (rate ${ramp.rate})`);
+    assert.ok(Math.abs((fast.rate - 1) * 1e6 - 995) < 50, `a sender that runs fast, its lag flat: fed forward (rate ${fast.rate})`);
+    assert.equal(unknown.rate, 1, 'no lags known: nothing fed forward');
+    assert.ok(Math.abs((plain.rate - 1) * 1e6 - 995) < 50, `without the rhythm: the quick estimate less the 5 ppm floor is fed forward (rate ${plain.rate})`);
+    feed(ramp, 1_020_000, 5, 1e6, 1000); // 25 s after the break
+    assert.ok(Math.abs((ramp.rate - 1) * 1e6 - 995) < 50, `the break has left the window: the quick estimate again (rate ${ramp.rate})`);
   });
 
   test('one step that does not recur is forgotten: the depth comes back down', () => {
