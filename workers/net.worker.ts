@@ -136,19 +136,24 @@ class NetWorker {
     const steps = this.speaker.steps;
     this.speaker.add(contextTime, wallMs);
     if (__TUTTI_TEST__) self.__tuttiTap?.onOutputClock(contextTime, wallMs, this.speaker.offsetMs);
-    if (this.speaker.steps !== steps && this.speaker.lastStepMs >= STALL_STEP_QUANTA * QUANTUM_MS) this.stalled(this.speaker.lastStepMs);
+    if (this.speaker.steps !== steps) {
+      // A one-quantum step reads 2.6-2.7 ms: rounded, not floored.
+      const lost = Math.round(this.speaker.lastStepMs / QUANTUM_MS);
+      if (lost >= STALL_STEP_QUANTA) this.stalled(lost);
+    }
   }
 
   /**
-   * Our output resumed `stepMs` later than it was due: this machine stalled (its audio thread
-   * stopped), and each peer's audio that kept arriving piled up in its playout. Trim that backlog
-   * now (a stall of 25-50 ms otherwise kept its whole delay for ~0.34 s, or seconds when it sat just
-   * under the sustained rule's excess), and leave the stall out of the one-way reports.
+   * Our output plays `lostQuanta` later than it was due: this machine stalled (its audio thread
+   * stopped), or the device dropped a quantum, and each peer's audio that kept arriving piled up in
+   * its playout. Trim that backlog now (a stall of 25-50 ms otherwise kept its whole delay for
+   * ~0.34 s, or seconds when it sat just under the sustained rule's excess; STALL_STEP_QUANTA), and
+   * leave the step out of the one-way reports.
    */
-  private stalled(stepMs: number): void {
+  private stalled(lostQuanta: number): void {
     const now = performance.now();
     for (const p of this.peerList) {
-      p.writer.trimNow(Math.floor(stepMs / QUANTUM_MS));
+      p.writer.trimNow(lostQuanta);
       p.oneWayReports.hold(now);
     }
   }

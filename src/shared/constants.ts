@@ -41,12 +41,16 @@ export function clampDepth(depth: number): number {
  */
 export const TRIM_EXCESS = 4;
 /**
- * A step of our own output at least this many quanta later is this machine stalling (its audio
- * thread stopped while the network kept delivering): the backlog it piled up in each peer's playout
- * is trimmed at once (PEER_I32.TRIM_NOW), not after the sustained rule's ~0.34 s. Smaller steps
- * (headless Chromium's output moves by one quantum now and then) are left alone.
+ * A step of our own output later by this many quanta or more (rounded) is time our output lost:
+ * this machine stalling (its audio thread stopped while the network kept delivering), or the
+ * device dropping a quantum. Either way every peer's audio now plays that much later, so the
+ * backlog it left in each peer's playout is trimmed at once (PEER_I32.TRIM_NOW), not after the
+ * sustained rule's ~0.34 s or seconds of rate drain: the delay stays where it was. One quantum
+ * too: on a loaded machine headless Chromium's output lost one 55 times in a 3-minute test, and
+ * left alone each one raised the one-way delay 2.7 ms for seconds (the leader's reports follow
+ * it ~0.3 s late: a member's strikes came 3-10 ms late through such a run, tests/e2e/metronome.spec.ts).
  */
-export const STALL_STEP_QUANTA = 2;
+export const STALL_STEP_QUANTA = 1;
 
 /** Playout-rate steering limit (±0.5 % ≈ ±8.6 cents while it lasts): drift and depth changes never click. */
 export const MAX_RATE_DEVIATION = 0.005;

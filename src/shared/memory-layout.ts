@@ -341,7 +341,8 @@ export const PEER_I32 = {
   TRACK: 33,
   /**
    * W net (Atomics.store, after its speaker dating followed a step of our output of at least
-   * STALL_STEP_QUANTA: this machine stalled, and the peer's audio piled up meanwhile): the most
+   * STALL_STEP_QUANTA: this machine stalled or the device dropped quanta, and the peer's audio
+   * piled up meanwhile): the most
    * quanta to trim at once, 0 when nothing is asked. R play, after each fill window: it trims the
    * low point's excess over TARGET_DEPTH, up to that many quanta, down to the target itself,
    * without waiting for TRIM_SUSTAINED_WINDOWS. Play takes the request with Atomics.exchange(0),

@@ -229,7 +229,7 @@ test('metronome together: three processes, one clock skewed, every click on its 
 // back as the playout drains. A strike already on its way then cannot be helped; every other one
 // must be on the beat: each strike more than 3 ms off must be within a second of a stall, of a
 // step of Alice's output or of a glitch in what she hears of Bob (a hold-up on his way: this
-// machine runs both browsers), and at most one per such event. Before the leader's one-way reports on
+// machine runs both browsers), at most one per such event, and off by no more than its size. Before the leader's one-way reports on
 // the audio channel (PROTOCOL.md §1.8b), Bob's advance came through the room's awareness, a
 // second's median a second or more late: in one run 12 strikes off around the six stalls, one
 // stall's five of them over 2.6 s (+24.0, +11.5, −4.1, −6.8, −3.2 ms).
@@ -290,31 +290,51 @@ test("metronome leader mode: with Bob's link delayed 30 ms, what Bob plays on hi
   }
   const steps = await alice.page.evaluate('window.__outputSteps') as OutputStep[];
   const glitches = await alice.page.evaluate('window.__glitches') as OutputStep[];
-  // The events a strike may be spoiled by: each stall and each step of Alice's output (a stall
-  // makes one too; so may the machine), and each glitch in what Alice hears of Bob (his audio held
-  // up on its way: the strike in it comes late, and her playout trims the backlog it leaves),
-  // merged where they overlap.
-  const events: { fromMs: number; toMs: number; off: string[] }[] = [];
-  for (const e of [...stalls, ...[...steps, ...glitches].map((x) => ({ fromMs: x.from, toMs: x.to }))].sort((a, b) => a.fromMs - b.fromMs)) {
+  // The events a strike may be spoiled by, each with how far it can move one (ms): each stall (its
+  // length), each step of Alice's output (its size; a stall makes one too, so may the machine),
+  // and each glitch in what Alice hears of Bob (his audio held up on its way: the strike in it
+  // comes late by the quanta it waited, and her playout trims the backlog it leaves). Overlapping
+  // ones are one event (a stall and the step it makes), their sizes summed; glitches of two
+  // seconds of stats that follow each other are two (a hold-up of Bob's audio over both, 19 quanta
+  // in a loaded run, spoiled the strike in each, 31 and 12 ms late). Each strike more than
+  // 3 ms off must be taken by an event it follows (from 0.1 s before its start to 1 s after its
+  // end), off by at most the sizes of the events it follows + 3 ms; each event takes one strike
+  // at most, the one on its way. (Events within a second of each other used to be merged into one that took one
+  // strike: on a loaded machine a stall and a hold-up of Bob's audio 1.3 s later then failed
+  // the test with each strike explained, while a run of one-quantum steps could excuse a strike
+  // 8 ms off.)
+  const events: { fromMs: number; toMs: number; sizeMs: number; off: string[] }[] = [];
+  const causes = [
+    ...stalls.map((x) => ({ ...x, sizeMs: x.toMs - x.fromMs })),
+    ...steps.map((x) => ({ fromMs: x.from, toMs: x.to, sizeMs: Math.abs(x.ms) })),
+    ...glitches.map((x) => ({ fromMs: x.from, toMs: x.to, sizeMs: x.ms * QUANTUM_MS })),
+  ].sort((a, b) => a.fromMs - b.fromMs);
+  for (const e of causes) {
     const last = events[events.length - 1];
-    if (last && e.fromMs <= last.toMs + 1_000) last.toMs = Math.max(last.toMs, e.toMs);
-    else events.push({ ...e, off: [] });
+    if (last && e.fromMs < last.toMs) {
+      last.toMs = Math.max(last.toMs, e.toMs);
+      last.sizeMs += e.sizeMs;
+    } else events.push({ ...e, off: [] });
   }
+  const follows = (e: { fromMs: number; toMs: number }, dueMs: number) => dueMs >= e.fromMs - 100 && dueMs <= e.toMs + 1_000;
   const offClear: string[] = [];
   for (const x of strikes.filter((y) => Math.abs(y.errorMs) > 3)) {
-    const at = events.find((e) => x.dueMs >= e.fromMs - 100 && x.dueMs <= e.toMs + 1_000);
     const what = `beat ${x.beat} ${x.errorMs.toFixed(2)} ms`;
+    const near = events.filter((e) => follows(e, x.dueMs));
+    const explained = Math.abs(x.errorMs) <= near.reduce((sum, e) => sum + e.sizeMs, 0) + 3;
+    const can = explained ? near.filter((e) => e.off.length === 0) : [];
+    // The nearest event before the strike, else the first after it.
+    const at = can.filter((e) => e.fromMs <= x.dueMs).pop() ?? can[0];
     if (at) at.off.push(`${what} (${((x.dueMs - at.fromMs) / 1000).toFixed(2)} s after)`);
-    else offClear.push(what);
+    else offClear.push(`${what}${near.length === 0 ? '' : explained ? ' (its events took a strike each already)' : ' (more than the events it follows)'}`);
   }
   const errors = strikes.map((x) => x.errorMs);
   const sorted = [...errors].sort((x, y) => x - y);
   const nowAdvance = await bob.page.evaluate(`(${session.toString()})().advance`) as { ms: number };
-  console.log(`Bob's advance ${advance.ms} ms (then ${nowAdvance.ms} ms); at Alice's speaker ${errors.length} of Bob's strikes, error median ${sorted[sorted.length >> 1]?.toFixed(2)} ms, worst ${worst(errors).toFixed(2)} ms, worst away from stalls and output steps ${worst(strikes.filter((x) => !events.some((e) => x.dueMs >= e.fromMs - 100 && x.dueMs <= e.toMs + 1_000)).map((x) => x.errorMs)).toFixed(2)} ms`);
-  console.log(`stalls and output steps: ${events.map((e) => `${((e.toMs - e.fromMs) / 1000).toFixed(2)} s: ${e.off.join(', ') || 'no strike off'}`).join('; ')}; off away from them: ${offClear.join(', ') || 'none'}; Alice's output steps ${steps.map((x) => `${x.ms.toFixed(1)} ms`).join(', ') || 'none'}; glitches in what she hears of Bob (quanta) ${glitches.map((x) => x.ms).join(', ') || 'none'}`);
+  console.log(`Bob's advance ${advance.ms} ms (then ${nowAdvance.ms} ms); at Alice's speaker ${errors.length} of Bob's strikes, error median ${sorted[sorted.length >> 1]?.toFixed(2)} ms, worst ${worst(errors).toFixed(2)} ms, worst away from stalls and output steps ${worst(strikes.filter((x) => !events.some((e) => follows(e, x.dueMs))).map((x) => x.errorMs)).toFixed(2)} ms`);
+  console.log(`stalls, output steps and glitches: ${events.map((e) => `${((e.toMs - e.fromMs) / 1000).toFixed(2)} s, ${e.sizeMs.toFixed(1)} ms: ${e.off.join(', ') || 'no strike off'}`).join('; ')}; off and not explained: ${offClear.join(', ') || 'none'}; Alice's output steps ${steps.map((x) => `${x.ms.toFixed(1)} ms`).join(', ') || 'none'}; glitches in what she hears of Bob (quanta) ${glitches.map((x) => x.ms).join(', ') || 'none'}`);
   expect(advance.ms, 'the advance covers the 30 ms added to the link').toBeGreaterThan(30);
   expect(errors.length, 'a strike on every beat for 60 s at 100 bpm').toBeGreaterThanOrEqual(95);
   expect(stalls.length, 'six stalls').toBe(6);
-  expect(offClear, "Bob's strikes on Alice's beat within 3 ms, but where a stall or a step of her output spoiled one").toEqual([]);
-  expect(events.filter((e) => e.off.length > 1).map((e) => e.off.join(', ')), 'at most one strike off per stall or output step').toEqual([]);
+  expect(offClear, "Bob's strikes on Alice's beat within 3 ms, but the one a stall, a step of her output or a hold-up of his audio spoiled, by no more than its size").toEqual([]);
 });
