@@ -23,11 +23,13 @@ export const REPORT_WINDOW_MS = 400;
  * last this many ms are dropped from the window, and those of the next HOLD_AHEAD_MS are not taken.
  * They are the burst that waited through the stall, dated by the output's old timing (its step is
  * followed only after three readings, ~0.15 s) and played from a backlog that the playout trims at
- * once (PEER_I32.TRIM_NOW) within a fill window or two. None of that is the delay a member's next
- * audio will meet; the packets from before the stall and after the trim are.
+ * once (PEER_I32.TRIM_NOW) within a fill window or two, and what of it arrives later within ~0.26 s
+ * (TRIM_NOW_WINDOWS). None of that is the delay a member's next audio will meet; the packets from
+ * before the stall and after the trim are. Meanwhile the member keeps our last report (fresh for
+ * ONE_WAY_FRESH_MS), which is that delay again once the trim is whole.
  */
 export const HOLD_BACK_MS = 250;
-export const HOLD_AHEAD_MS = 100;
+export const HOLD_AHEAD_MS = 300;
 /** Fewer packets than this in the window: too few for a median; no report. */
 const MIN_SAMPLES = 8;
 /** A report older than this is not used (the peer stopped sending them, or its channel stalls). */

@@ -20,6 +20,13 @@ export const FIFO_FRAMES = 2048;
 const KEEP = PLC_WINDOW + HALF;
 /** Fill windows (43 ms each: 340 ms) the low point must stay above target + TRIM_EXCESS before a trim. */
 const TRIM_SUSTAINED_WINDOWS = 8;
+/**
+ * Fill windows (~260 ms) a stall trim (PEER_I32.TRIM_NOW) stays asked for: the peer's audio that
+ * waited through the stall can still be arriving when the first window closes (a loaded run
+ * trimmed 8 of a 10-quantum stall there, and the rate drained the other 2.5 over 1.5 s while the
+ * one-way delay fell with it), so what the first trim left is taken as it shows, up to the stall's quanta.
+ */
+export const TRIM_NOW_WINDOWS = 6;
 /** Per-quantum slew of the applied rate toward the controller's (time constant ≈ 32 quanta = 85 ms). */
 const RATE_SLEW = 1 / 32;
 /** When the controller wants 1 and the slewed rate is this close (10 ppm, 0.02 cent), it is 1. */
@@ -72,6 +79,9 @@ export class PeerPlayout {
   private highExcess = 0;
   /** Quanta to skip at the next frame taken (0: none); the skip is spliced in with a crossfade. */
   private skip = 0;
+  /** Quanta of a stall trim still allowed, and the fill windows left to take them (TRIM_NOW_WINDOWS). */
+  private trimBudget = 0;
+  private trimWindows = 0;
   private readonly plc = new Concealer();
   /** What happened to this peer's audio in the last render (HeardFlag bits), for a take's sidecar. */
   flags = 0;
@@ -234,7 +244,8 @@ export class PeerPlayout {
 
   /**
    * After each fill window: if net asked (PEER_I32.TRIM_NOW, a stall of this machine), trim the
-   * excess at once. Else if the low point has stayed more than TRIM_ABOVE (at least
+   * excess at once, and what more of it shows over the next TRIM_NOW_WINDOWS windows, up to the
+   * quanta asked. Else if the low point has stayed more than TRIM_ABOVE (at least
    * TRIM_EXCESS) quanta above the target for TRIM_SUSTAINED_WINDOWS windows, ask for a trim down to
    * one quantum over the target (the rate controller does the rest). Nothing network jitter does
    * keeps the low point that high for that long, since the low point is where the jitter has
@@ -250,10 +261,19 @@ export class PeerPlayout {
     // target itself (less a recurring step's excess, TRIM_ABOVE, which the rhythm takes back), so
     // the delay is back where it was within a window or two of net's request.
     const now = Atomics.exchange(v.i32, v.peerI32(this.p, PEER_I32.TRIM_NOW), 0);
-    if (now > 0 && excess - above > 0 && !this.holding && !this.outage) {
-      this.skip = Math.min(excess - above, now);
-      this.highWindows = 0;
-      return;
+    if (now > 0) {
+      this.trimBudget = now;
+      this.trimWindows = TRIM_NOW_WINDOWS;
+    }
+    if (this.trimWindows > 0) {
+      this.trimWindows--;
+      if (excess - above > 0 && !this.holding && !this.outage) {
+        this.skip = Math.min(excess - above, this.trimBudget);
+        this.trimBudget -= this.skip;
+        if (this.trimBudget === 0) this.trimWindows = 0;
+        this.highWindows = 0;
+        return;
+      }
     }
     if (excess <= TRIM_EXCESS || excess <= above || this.holding || this.outage) {
       this.highWindows = 0;
@@ -362,6 +382,7 @@ export class PeerPlayout {
     this.fillMin = Infinity;
     this.highWindows = 0;
     this.skip = 0;
+    this.trimBudget = this.trimWindows = 0;
     this.fillCount = Atomics.load(i32, v.peerI32(p, PEER_I32.FILL_COUNT));
     Atomics.store(i32, v.peerI32(p, PEER_I32.CURSOR), cursor | 0);
     Atomics.store(i32, v.peerI32(p, PEER_I32.PLAY_POS), playPosition(cursor, HALF));

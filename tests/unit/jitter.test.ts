@@ -27,6 +27,7 @@ import { MAX_PACKET_BYTES, RedundancyHistory, Reject, decodeHeader, encodePacket
 import { Arrival, JitterWriter, RESYNC_AFTER_LATE, findFreePeer } from '../../workers/jitter-writer.ts';
 import { Mixer } from '../../worklets/mixer.ts';
 import { PLC_FADE_QUANTA } from '../../worklets/plc.ts';
+import { TRIM_NOW_WINDOWS } from '../../worklets/peer-playout.ts';
 import { HALF } from '../../worklets/resampler.ts';
 import { mulberry32, randInt, testSeeds } from './prng.ts';
 
@@ -1012,6 +1013,22 @@ describe('rate steering through the playout FIFO', () => {
     const idle = noiseRun(600, (wr, t) => { if (t === 300) wr.trimNow(12); });
     assert.equal(idle.w.playCounter(PEER_I32.TRIMMED), 0);
     assert.equal(Atomics.load(idle.v.i32, idle.v.peerI32(0, PEER_I32.TRIM_NOW)), 0, 'the request was taken');
+  });
+
+  test('TRIM_NOW stays asked for TRIM_NOW_WINDOWS windows: backlog that shows after the first trim goes too, up to the quanta asked', () => {
+    // The first part of the backlog (8 quanta) is there when the first window closes; 4 more pile
+    // up 30 ticks later (audio that waited through the stall still arriving, modelled as a second
+    // short stall of the output). A loaded run trimmed 8 of a 10-quantum stall and drained the rest
+    // by rate over 1.5 s, the one-way delay falling with it.
+    const renders = (t: number) => !(t >= 400 && t < 408) && !(t >= 440 && t < 444);
+    const asked = 410;
+    const run = noiseRun(1200, (wr, t) => { if (t === asked) wr.trimNow(12); }, undefined, renders);
+    assert.ok(30 < TRIM_NOW_WINDOWS * 16, 'the second part within the windows the request stays');
+    assert.equal(run.w.playCounter(PEER_I32.TRIMMED), 12, 'both parts: back to the target');
+    assert.equal(run.w.playCounter(PEER_I32.MISSED) + run.w.playCounter(PEER_I32.UNDERRUNS) + run.w.counters.late, 0, 'no glitch but the trims');
+    // Never more than asked: a budget of 9 takes 8, then 1 of the 4.
+    const less = noiseRun(1200, (wr, t) => { if (t === asked) wr.trimNow(9); }, undefined, renders);
+    assert.equal(less.w.playCounter(PEER_I32.TRIMMED), 9);
   });
 
   test('a depth lowered by 4 quanta or less is not trimmed (the rate controller drains it)', () => {
