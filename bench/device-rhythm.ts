@@ -8,7 +8,8 @@
 // follows) over the last minute, with the controller fed the packets' lag (as the network worker
 // does) and without it (the controller before the "Slow lateness" rule); then a join's first
 // 30 s by where in the rhythm it lands (glitches, and the delay over 3-23 s, when set-up C
-// records). Exported for tests/unit/device-rhythm.test.ts.
+// records), without and with the controller's start-up floor of one burst of arrivals.
+// Exported for tests/unit/device-rhythm.test.ts.
 
 import { fileURLToPath } from 'node:url';
 import { QUANTUM_FRAMES, QUANTUM_MS } from '../src/shared/constants.ts';
@@ -34,6 +35,8 @@ export interface RhythmOptions {
   jitterMs: number;
   /** Where in the sawtooth the join lands, s (0: the first late buffer comes a whole period in). */
   phaseS?: number;
+  /** Feed the controller the arrival times (its start-up floor of one burst); default yes. */
+  bursts?: boolean;
 }
 
 export interface RhythmResult {
@@ -101,7 +104,7 @@ export function simulateRhythm(o: RhythmOptions): RhythmResult {
         w.accept(h, pv);
         const stampMs = seq * QUANTUM_MS + stampNoise;
         const lag = (ms - stampMs) / QUANTUM_MS;
-        ctl.onArrival(h.sequence, Atomics.load(v.i32, PLAY_I32.QUANTA), o.lag ? lag : NaN);
+        ctl.onArrival(h.sequence, Atomics.load(v.i32, PLAY_I32.QUANTA), o.lag ? lag : NaN, o.bursts === false ? NaN : ms);
         if (o.lag) ctl.onLag(lag);
       }
       buffer++;
@@ -174,10 +177,20 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const starts = [];
   for (const phaseS of [0, 4, 8, 12, 16, 20]) {
     for (const jitterMs of [0.5, 3]) {
-      const r = simulateRhythm({ seconds: 60, seed: 11, lag: true, sawSeconds: 21.3, jitterMs, adaptive: true, depth: 8, phaseS });
-      starts.push({ 'join at phase s': phaseS, 'jitter ms': jitterMs, 'glitches, first 30 s': r.startGlitches, 'delay mean ms, 3-23 s': Math.round(r.startDelayMean * 10) / 10 });
+      const common = { seconds: 90, seed: 11, lag: true, sawSeconds: 21.3, jitterMs, adaptive: true, depth: 8, phaseS };
+      const before = simulateRhythm({ ...common, bursts: false });
+      const r = simulateRhythm(common);
+      const f = (x: number) => Math.round(x * 10) / 10;
+      starts.push({
+        'join at phase s': phaseS,
+        'jitter ms': jitterMs,
+        'glitches 0-30 s, no floor / floor': `${before.startGlitches} / ${r.startGlitches}`,
+        'delay 3-23 s': `${f(before.startDelayMean)} / ${f(r.startDelayMean)}`,
+        'glitches 30-90 s': `${before.underruns + before.late} / ${r.underruns + r.late}`,
+        'delay 30-90 s': `${f(before.delayMean)} / ${f(r.delayMean)}`,
+      });
     }
   }
-  console.log('The first 30 s of a join (automatic depth, lag fed), by where in the rhythm it lands:');
+  console.log('The first 90 s of a join (automatic depth, lag fed), by where in the rhythm it lands, without and with the start-up floor of one burst (ms):');
   console.table(starts);
 }

@@ -43,7 +43,15 @@
 // - Start-up: after the first ~2 s of a stream without a glitch the target jumps to what that
 //   history needs (up at once; down by at most TRIM_EXCESS, which the rate drains without a trim),
 //   so every join settles near the same depth within seconds instead of walking down from the
-//   default one quantum per 2 s.
+//   default one quantum per 2 s. For the first 45 s what it needs includes one burst of arrivals
+//   handed over late (workers/arrival-bursts.ts): a sender whose device hands its audio over in
+//   periods sends each period at once, and a device that hands one over late takes that much out
+//   of the buffer at once, before any history can show it. On the rig every join met the rhythm's
+//   first late buffer at a depth of 4-6 and underran 3-6 quanta (the bench's C default, 10-16
+//   underruns in 5 × 13 s); with the floor, none in simulation unless it comes in the first ~2 s.
+//   The cost is delay until the step has shown itself: on the rig the level is then the whole
+//   target while the arrivals are not yet at their earliest (no relief), ~+4 ms over a settled
+//   join in simulation; with no rhythm, the usual shrinking takes it down after 45 s.
 // - Rate: the measured clock ratio (workers/drift-estimator.ts; over ~22 s, then over ~4 min once
 //   that has 60 s; each glitch and trim breaks its line, so a device's lost time is not read as
 //   drift; where a step recurs and a glitch has broken the ~22 s one, whose segments are then the
@@ -56,6 +64,7 @@
 //   and what it then reports as drift is the controller's own transient.)
 
 import { MAX_DEPTH, MAX_RATE_DEVIATION, MIN_DEPTH, QUANTUM_MS, TRIM_EXCESS, clampDepth } from '../src/shared/constants.ts';
+import { ArrivalBursts } from './arrival-bursts.ts';
 import { ArrivalLag } from './arrival-lag.ts';
 import { CONTROL_WINDOW, DriftEstimator, LONG_WINDOW } from './drift-estimator.ts';
 import { RecurringDips } from './recurring-dips.ts';
@@ -115,6 +124,14 @@ const RAMP_LIMIT = 1;
 const QUANTA_PER_SECOND = 1000 / QUANTUM_MS;
 /** How long a timeline break stays inside the quick drift window (its blocks are ~1 s of arrivals each). */
 const QUICK_WINDOW_MS = (CONTROL_WINDOW.blocks + 1) * 1000;
+/**
+ * How long after a (re)start the depth covers one burst of arrivals handed over late (see
+ * "Start-up" in the header): until a step that comes every ~22 s (the rig's) has been seen twice,
+ * and so recurs, or its first sighting is still within the 22 s history when the second comes.
+ * In bench/device-rhythm.ts, at rhythms of 21.3-23 s, 45 s left 5 glitches in 30-90 s where the
+ * floor at the jump alone left 11 (the same as without it).
+ */
+const START_FLOOR_MS = 45_000;
 /** Clean windows after a (re)start before the target jumps to the measured need (~2 s). */
 const SETTLE_WINDOWS = 46;
 /** Running-average gain per window for the dip measurement (time constant ≈ 10 windows = 0.4 s). */
@@ -159,6 +176,10 @@ export class DepthController {
   private readonly recurringDips = new RecurringDips();
   /** Arrival lag against capture stamps (see "Slow lateness" in the header). */
   private readonly lag = new ArrivalLag();
+  /** How the arrivals come in bursts (see "Start-up" in the header). */
+  private readonly bursts = new ArrivalBursts();
+  /** The first update since the start or the last reset (the start-up floor's clock). */
+  private startMs = NaN;
   private lastGlitchMs = -Infinity;
   private lastShrinkMs = -Infinity;
   private lastGrowMs = -Infinity;
@@ -233,9 +254,11 @@ export class DepthController {
 
   /**
    * A data packet arrived (its sequence), with the quanta our output has rendered so far: the
-   * drift measurement; and its lag (as onLag), if known, for the stamped one.
+   * drift measurement; its lag (as onLag), if known, for the stamped one; and its arrival time
+   * (ms, any clock), if known, for the bursts the start-up floor covers.
    */
-  onArrival(seq: number, renderedQuanta: number, lagQuanta = NaN): void {
+  onArrival(seq: number, renderedQuanta: number, lagQuanta = NaN, atMs = NaN): void {
+    if (Number.isFinite(atMs)) this.bursts.add(atMs);
     this.clocks.add(seq, renderedQuanta);
     this.longClocks.add(seq, renderedQuanta);
     if (Number.isFinite(lagQuanta)) this.stampedClocks.add(seq, renderedQuanta, lagQuanta);
@@ -269,6 +292,8 @@ export class DepthController {
     this.longClocks.reset();
     this.stampedClocks.reset();
     this.reliefTimes.fill(NaN);
+    this.bursts.clear();
+    this.startMs = NaN;
     this.settling = true;
   }
 
@@ -293,6 +318,12 @@ export class DepthController {
   spread(): number {
     if (this.count < RECENT) return 0;
     return Math.max(0, this.quantile(this.dips, this.count, 1 - LOW_QUANTILE));
+  }
+
+  /** The depth one burst of arrivals handed over late needs, as a recurring dip of that size would (quanta; 0 before the bursts are known). */
+  private burstNeed(): number {
+    const b = this.bursts.size();
+    return b > 0 ? Math.min(MAX_DEPTH, Math.ceil(b + DEAD_BAND + HEADROOM)) : 0;
   }
 
   /** A dip that recurs (quanta; see RecurringDips). */
@@ -335,6 +366,7 @@ export class DepthController {
   /** About every 100 ms, with the peer's total late + underrun count. */
   update(nowMs: number, glitches: number): void {
     this.lag.tick(nowMs);
+    if (Number.isNaN(this.startMs)) this.startMs = nowMs;
     if (this.lastGlitches < 0) this.lastGlitchMs = nowMs; // no shrinking in the first 30 s either
     const newGlitches = this.lastGlitches >= 0 && glitches > this.lastGlitches;
     // The dip behind a glitch: the low point stops at zero when the buffer runs dry (play waits),
@@ -356,12 +388,13 @@ export class DepthController {
       // under the target: its headroom comes on top of that (on the rig a recurring dip read 8.0
       // gave a target of 9, held at 8.8, and the next 8.3-quantum step ran dry; 3 of 5 settled
       // underruns in 6 traced minutes).
-      const need = Math.min(MAX_DEPTH, Math.max(MIN_DEPTH, Math.ceil(Math.max(this.spread(), this.recurring() + DEAD_BAND) + HEADROOM)));
+      const traced = Math.min(MAX_DEPTH, Math.max(MIN_DEPTH, Math.ceil(Math.max(this.spread(), this.recurring() + DEAD_BAND) + HEADROOM)));
+      const need = nowMs - this.startMs < START_FLOOR_MS ? Math.max(traced, this.burstNeed()) : traced;
       if (this.settling && this.count >= SETTLE_WINDOWS) {
         // Down by at most TRIM_EXCESS: the rate drains that without the worklet trimming (a glitch);
         // the usual shrinking takes it the rest of the way.
         this.settling = false;
-        this.target = Math.max(need, this.target - TRIM_EXCESS);
+        this.target = Math.max(need, this.burstNeed(), this.target - TRIM_EXCESS);
         this.lastShrinkMs = nowMs;
       } else if (newGlitches) {
         if (nowMs - this.lastGrowMs >= GROW_STEP_MS) {

@@ -88,7 +88,7 @@ export class Receiver {
       if (arrival === Arrival.ON_TIME || arrival === Arrival.RESYNC || arrival === Arrival.LATE) {
         const rendered = Atomics.load(this.play.i32, PLAY_I32.QUANTA);
         const lagQuanta = transitUs / 1000 / QUANTUM_MS;
-        peer.controller.onArrival(h.sequence, rendered, lagQuanta);
+        peer.controller.onArrival(h.sequence, rendered, lagQuanta, arrivalMs);
         peer.drift.add(h.sequence, h.captureTimeUs, arrivalMs);
         peer.controller.onLag(lagQuanta);
       }

@@ -51,3 +51,17 @@ test('a manual depth gets the same relief: it plays as the automatic depth that 
   assert.ok(manual.delayMax - manual.delayMin < 11, 'held still (as the automatic depth: see above)');
   assert.ok(unfed.delayMean - manual.delayMean > 6, 'and lower than without the relief');
 });
+
+test('a join: the start-up floor of one burst meets the rhythm\'s first late buffer with no glitch, where the measured need alone ran dry', () => {
+  // Joins landing 0, 8 and 16 s into the ~21 s sawtooth (the first late buffer 21, 13 and 5 s
+  // in). Without the arrival times the target jumped to what the first ~2 s showed (4-6) and
+  // each of these underran 4-6 quanta (bench/device-rhythm.ts prints all six phases).
+  for (const phaseS of [0, 8, 16]) {
+    const common = { seconds: 40, seed: 11, lag: true, sawSeconds: 21.3, jitterMs: 0.5, adaptive: true, depth: 8, phaseS };
+    const before = simulateRhythm({ ...common, bursts: false });
+    const floor = simulateRhythm(common);
+    console.log(`phase ${phaseS} s: first 30 s ${before.startGlitches} → ${floor.startGlitches} glitches; delay 3-23 s ${before.startDelayMean.toFixed(1)} → ${floor.startDelayMean.toFixed(1)} ms`);
+    assert.ok(before.startGlitches > 0, 'the comparison is fair: without the floor it ran dry');
+    assert.equal(floor.startGlitches, 0, `phase ${phaseS} s: no glitch in the first 30 s`);
+  }
+});

@@ -280,6 +280,48 @@ describe('DepthController', () => {
   });
 });
 
+describe('DepthController start-up floor', () => {
+  // Arrivals in bursts of 8 (a device handing over 1024-frame periods), the low point steady with
+  // one quantum of jitter: what the history needs is 2, one burst handed over late needs 10.
+  const join = (c: DepthController, seconds: number, times: boolean): number[] => {
+    const targets: number[] = [];
+    let now = 0;
+    let seq = 0;
+    for (let w = 0; w < seconds * 23; w++) {
+      // Two bursts per 43 ms window.
+      for (let b = 0; b < 2; b++) for (let k = 0; k < 8; k++, seq++) c.onArrival(seq, seq, 3, times ? w * 42.67 + b * 21.33 + k * 0.05 : NaN);
+      c.onWindow(12 - (w % 3 === 0 ? 1 : 0));
+      if (w % 2 === 1) {
+        c.update(now, 0);
+        now += 87;
+        targets.push(c.target);
+      }
+    }
+    return targets;
+  };
+
+  test('the target covers one burst handed over late from ~2 s to 45 s: up from the default 8 to 10, not down to 4; then the usual shrinking', () => {
+    const c = new DepthController(8, true);
+    const targets = join(c, 70, true);
+    const at = (s: number) => targets[Math.floor((s * 1000) / 87)]!;
+    assert.equal(at(3), 10, 'at 3 s');
+    assert.equal(Math.min(...targets.slice(Math.floor(3000 / 87), Math.floor(45_000 / 87))), 10, 'held until 45 s');
+    assert.ok(at(69) < 10, `shrinking after 45 s: ${at(69)} at 69 s`);
+  });
+
+  test('without arrival times (nothing known of the bursts) the jump goes down as before', () => {
+    const c = new DepthController(8, true);
+    const targets = join(c, 5, false);
+    assert.equal(targets[targets.length - 1], 4);
+  });
+
+  test('a manual depth is the musician\'s: no floor', () => {
+    const c = new DepthController(6, false);
+    const targets = join(c, 10, true);
+    assert.equal(Math.max(...targets), 6);
+  });
+});
+
 describe('DepthController and a device rhythm', () => {
   // The bench rig's pattern (depth-controller.ts, "Recurring steps"): every 22 s the sender's
   // render clock skips a period and the buffer's low point steps down by 8.5 quanta for ~3 s
