@@ -38,6 +38,19 @@
 //   refill would add (the m2e sweep's smallest clean manual depth, 10, sat 11 ms above the
 //   automatic depth's 10-11 without it; in bench/device-rhythm.ts a manual 10 now plays exactly
 //   as the automatic depth that settles at 10).
+// - What the relief leaves: the level held after a step still covers the ordinary dips, the
+//   largest of nine in ten seconds outside the step (RecurringDips.ordinary()). On the rig our own
+//   output takes a whole render period (4 quanta) early in about one second in four; the relief
+//   took the level to ~2.5 quanta after each step, and such a dip in the seconds after ran it dry
+//   (3 of 4 settled underrun events in four traced joins, bench/m2e/segments/playout-trace.ts).
+// - Our output's own rhythm: on the rig the level also rises by 2-4 quanta for 2-3 s about every
+//   11 s (the arrivals' lag stays on its ramp meanwhile: our render pulls late, then catches up),
+//   and every other rise ends at the rhythm's late buffer. Drained at once, the rise was gone when
+//   the output caught up at the step, and the buffer fell 12 quanta where the step alone is 8 (the
+//   fourth event). So where a step recurs, an excess is drained only once it has lasted ~2 s
+//   (EXCESS_UPDATES); a shortfall as before, at once. Elsewhere the level is held as tightly as
+//   before (a sender 1000 ppm fast strayed 1.5 quanta from the target with the delay everywhere).
+//   In three traced 150 s joins with both rules: no underrun, no trim, the target 10 throughout.
 // - Like SonoBus's auto mode, grow at once on a glitch (a late frame or an underrun) and shrink
 //   only after 30 s without one (longer than the ~22 s between such steps), one quantum per 2 s.
 // - Start-up: after the first ~2 s of a stream without a glitch the target jumps to what that
@@ -132,6 +145,11 @@ const QUICK_WINDOW_MS = (CONTROL_WINDOW.blocks + 1) * 1000;
  * floor at the jump alone left 11 (the same as without it).
  */
 const START_FLOOR_MS = 45_000;
+/**
+ * Where a step recurs, an excess is drained only once it has lasted this many updates (~2 s; see
+ * the header, "Our output's own rhythm").
+ */
+const EXCESS_UPDATES = 20;
 /** Clean windows after a (re)start before the target jumps to the measured need (~2 s). */
 const SETTLE_WINDOWS = 46;
 /** Running-average gain per window for the dip measurement (time constant ≈ 10 windows = 0.4 s). */
@@ -193,6 +211,9 @@ export class DepthController {
   /** When the drift estimators' lines were last broken (a glitch or a trim), and the last update's time. */
   private lastBreakMs = -Infinity;
   private lastNowMs = 0;
+  /** The level's error (quanta, before the dead band) at each of the last EXCESS_UPDATES updates (ring). */
+  private readonly raws = new Float64Array(EXCESS_UPDATES);
+  private rawAt = 0;
 
   constructor(depth: number, adaptive: boolean) {
     this.manual = clampDepth(depth);
@@ -275,7 +296,12 @@ export class DepthController {
    * level before the next step is still that depth.
    */
   relief(): number {
-    return Math.max(0, Math.min(this.recurring(), this.lag.excess()) - RELIEF_MARGIN);
+    const r = this.recurring();
+    const relief = Math.min(r, this.lag.excess()) - RELIEF_MARGIN;
+    if (!(relief > 0)) return 0;
+    // What is left must still cover the ordinary dips (everything but the step itself).
+    const keep = this.recurringDips.ordinary(r - 1) + DEAD_BAND + HEADROOM;
+    return Math.max(0, Math.min(relief, this.target - keep));
   }
 
   /**
@@ -440,7 +466,13 @@ export class DepthController {
     // The low point moves in whole-quantum steps as the two clocks' phases slip past each other;
     // a half-quantum dead band keeps the rate from chasing those steps.
     const relief = this.relief();
-    const raw = this.quantile(this.lows, Math.min(this.count, RECENT), 0.5) - (this.target - relief);
+    const rawNow = this.quantile(this.lows, Math.min(this.count, RECENT), 0.5) - (this.target - relief);
+    this.raws[this.rawAt] = rawNow;
+    this.rawAt = (this.rawAt + 1) % EXCESS_UPDATES;
+    let lasting = rawNow;
+    for (let i = 0; i < EXCESS_UPDATES; i++) if (this.raws[i]! < lasting) lasting = this.raws[i]!;
+    // An excess counts only as far as it has lasted ~2 s, where a step recurs (the header says why).
+    const raw = rawNow > 0 && this.recurring() >= 1 ? Math.max(0, lasting) : rawNow;
     const error = raw > DEAD_BAND ? raw - DEAD_BAND : raw < -DEAD_BAND ? raw + DEAD_BAND : 0;
     const far = error > FAR_ERROR ? error - FAR_ERROR : error < -FAR_ERROR ? error + FAR_ERROR : 0;
     // Only while the level is under where it should be: where the arrivals themselves fill the

@@ -9,10 +9,13 @@ import { MAX_DEPTH } from '../src/shared/constants.ts';
 /** Fill windows per second (43 ms each), and seconds kept. */
 const SECOND_WINDOWS = 23;
 const SECONDS_KEPT = 90;
+/** The quantile of the ordinary seconds' dips the relief leaves covered (depth-controller.ts, relief()). */
+const ORDINARY_QUANTILE = 0.9;
 
 export class RecurringDips {
   /** The largest dip of each of the last SECONDS_KEPT seconds (ring). */
   private readonly secondMax = new Float32Array(SECONDS_KEPT);
+  private readonly scratch = new Float32Array(SECONDS_KEPT);
   private filled = 0;
   private next = 0;
   /** The second in progress: windows so far and its largest dip. */
@@ -53,6 +56,19 @@ export class RecurringDips {
       if (apart > 1 && this.secondMax[i]! > second) second = this.secondMax[i]!;
     }
     return second;
+  }
+
+  /**
+   * The dip of an ordinary second (quanta): the 90th percentile of the per-second largest dips
+   * below `below` (the recurring step's seconds left out), over the seconds kept; 0 until 10.
+   */
+  ordinary(below: number): number {
+    let m = 0;
+    for (let i = 0; i < this.filled; i++) if (this.secondMax[i]! < below) this.scratch[m++] = this.secondMax[i]!;
+    if (m < 10) return 0;
+    const s = this.scratch.subarray(0, m);
+    s.sort();
+    return s[Math.floor(ORDINARY_QUANTILE * (m - 1))]!;
   }
 
   /** Forget everything (a resync: what led to it was an outage, not the devices' rhythm). */
