@@ -43,14 +43,13 @@
 //   output takes a whole render period (4 quanta) early in about one second in four; the relief
 //   took the level to ~2.5 quanta after each step, and such a dip in the seconds after ran it dry
 //   (3 of 4 settled underrun events in four traced joins, bench/m2e/segments/playout-trace.ts).
-// - Our output's own rhythm: on the rig the level also rises by 2-4 quanta for 2-3 s about every
-//   11 s (the arrivals' lag stays on its ramp meanwhile: our render pulls late, then catches up),
-//   and every other rise ends at the rhythm's late buffer. Drained at once, the rise was gone when
-//   the output caught up at the step, and the buffer fell 12 quanta where the step alone is 8 (the
-//   fourth event). So where a step recurs, an excess is drained only once it has lasted ~2 s
-//   (EXCESS_UPDATES); a shortfall as before, at once. Elsewhere the level is held as tightly as
-//   before (a sender 1000 ppm fast strayed 1.5 quanta from the target with the delay everywhere).
-//   In three traced 150 s joins with both rules: no underrun, no trim, the target 10 throughout.
+// - Our output's own rhythm, left alone: on the rig the level also rises by 2-4 quanta for 2-3 s
+//   about every 11 s (the arrivals' lag stays on its ramp: our render pulls late, then catches
+//   up), and every other rise ends at the rhythm's late buffer; the rate drains the rise, so the
+//   buffer falls ~12 quanta there where the step alone is 8 (the fourth traced event). Draining an
+//   excess only once it had lasted ~2 s was tried (06b58fe) and taken out: the m2e run with it had
+//   87-215 trimmed quanta in three of five settled joins (none in the run before), the worklet
+//   cutting what the rate left (docs/BENCHMARKS.md).
 // - Like SonoBus's auto mode, grow at once on a glitch (a late frame or an underrun) and shrink
 //   only after 30 s without one (longer than the ~22 s between such steps), one quantum per 2 s.
 // - Start-up: after the first ~2 s of a stream without a glitch the target jumps to what that
@@ -145,11 +144,6 @@ const QUICK_WINDOW_MS = (CONTROL_WINDOW.blocks + 1) * 1000;
  * floor at the jump alone left 11 (the same as without it).
  */
 const START_FLOOR_MS = 45_000;
-/**
- * Where a step recurs, an excess is drained only once it has lasted this many updates (~2 s; see
- * the header, "Our output's own rhythm").
- */
-const EXCESS_UPDATES = 20;
 /** Clean windows after a (re)start before the target jumps to the measured need (~2 s). */
 const SETTLE_WINDOWS = 46;
 /** Running-average gain per window for the dip measurement (time constant ≈ 10 windows = 0.4 s). */
@@ -211,9 +205,6 @@ export class DepthController {
   /** When the drift estimators' lines were last broken (a glitch or a trim), and the last update's time. */
   private lastBreakMs = -Infinity;
   private lastNowMs = 0;
-  /** The level's error (quanta, before the dead band) at each of the last EXCESS_UPDATES updates (ring). */
-  private readonly raws = new Float64Array(EXCESS_UPDATES);
-  private rawAt = 0;
 
   constructor(depth: number, adaptive: boolean) {
     this.manual = clampDepth(depth);
@@ -466,13 +457,7 @@ export class DepthController {
     // The low point moves in whole-quantum steps as the two clocks' phases slip past each other;
     // a half-quantum dead band keeps the rate from chasing those steps.
     const relief = this.relief();
-    const rawNow = this.quantile(this.lows, Math.min(this.count, RECENT), 0.5) - (this.target - relief);
-    this.raws[this.rawAt] = rawNow;
-    this.rawAt = (this.rawAt + 1) % EXCESS_UPDATES;
-    let lasting = rawNow;
-    for (let i = 0; i < EXCESS_UPDATES; i++) if (this.raws[i]! < lasting) lasting = this.raws[i]!;
-    // An excess counts only as far as it has lasted ~2 s, where a step recurs (the header says why).
-    const raw = rawNow > 0 && this.recurring() >= 1 ? Math.max(0, lasting) : rawNow;
+    const raw = this.quantile(this.lows, Math.min(this.count, RECENT), 0.5) - (this.target - relief);
     const error = raw > DEAD_BAND ? raw - DEAD_BAND : raw < -DEAD_BAND ? raw + DEAD_BAND : 0;
     const far = error > FAR_ERROR ? error - FAR_ERROR : error < -FAR_ERROR ? error + FAR_ERROR : 0;
     // Only while the level is under where it should be: where the arrivals themselves fill the

@@ -409,14 +409,14 @@ describe('DepthController and a device rhythm', () => {
   // The rig's rhythm with lags: every 22 s the low point steps down 8.5 quanta for 3 s while the
   // arrivals come 8 quanta later; optionally one window in every fourth second dips `ordinary`
   // quanta (our output taking a render period early). Stops `endT` s into a period.
-  const lagged = (c: DepthController, periods: number, endT: number, ordinary: number, rise = (_sec: number) => 0) => {
+  const lagged = (c: DepthController, periods: number, endT: number, ordinary: number) => {
     let now = 0;
     const seconds = periods * 22 + endT + 1;
     for (let w = 0; w < seconds * 23; w++) {
       const sec = Math.floor(w / 23);
       const t = sec % 22;
       const late = t >= 5 && t < 8;
-      let low = c.target + 0.3 + (late ? -8.5 : 0) + rise(w / 23);
+      let low = c.target + 0.3 + (late ? -8.5 : 0);
       if (sec % 4 === 1 && w % 23 === 10) low -= ordinary;
       c.onWindow(Math.max(0, low));
       c.onLag(late ? 8 : 0);
@@ -435,29 +435,6 @@ describe('DepthController and a device rhythm', () => {
     assert.ok(plain.relief() > 6, `no ordinary dips: relieved by the step less its margin (${plain.relief()})`);
     assert.ok(dipping.relief() > 0, `still relieved (${dipping.relief()})`);
     assert.ok(dipping.target - dipping.relief() >= 4 + 1.5 - 1e-3, `level held ${dipping.target - dipping.relief()} at target ${dipping.target}: covers a 4-quantum dip with the dead band and a quantum to spare`);
-  });
-
-  test('where a step recurs, a rise of the level is drained only once it has lasted ~2 s; elsewhere at once', () => {
-    // A 3-quantum rise from 4 s into the last period (our output pulling late), sampled 1.5 s in.
-    const rise = (at: number) => (s: number) => (s >= at ? 3 : 0);
-    const rhythm = new DepthController(8, true);
-    lagged(rhythm, 4, 14, 0, rise(4 * 22 + 13.5));
-    assert.ok(rhythm.recurring() >= 8, 'the step recurs');
-    assert.ok(rhythm.rate < 1.0005, `1 s into the rise the rate leaves it: ${rhythm.rate}`);
-    const lasting = new DepthController(8, true);
-    lagged(lasting, 4, 16, 0, rise(4 * 22 + 13.5));
-    assert.ok(lasting.rate > 1.002, `2.5 s into it the rate drains it: ${lasting.rate}`);
-    const plain = new DepthController(10, false);
-    let now = 0;
-    for (let w = 0; w < 40 * 23; w++) {
-      plain.onWindow(10.3 + (w >= 39 * 23 ? 3 : 0));
-      if (w % 2 === 1) {
-        plain.update(now, 0);
-        now += 1000 / 11.5;
-      }
-    }
-    assert.equal(plain.recurring(), 0);
-    assert.ok(plain.rate > 1.002, `no step recurs: drained at once (${plain.rate})`);
   });
 
   test('one step that does not recur is forgotten: the depth comes back down', () => {
