@@ -9,5 +9,8 @@ export default defineConfig({
   fullyParallel: false,
   timeout: 180_000,
   retries: 0,
-  reporter: process.env['CI'] ? [['list'], ['json', { outputFile: 'test-results/browser.json' }]] : 'list',
+  // The steal reporter prints the CPU the host took during each failed test (docs/TESTING.md).
+  reporter: process.env['CI']
+    ? [['list'], ['./tests/support/steal-reporter.ts'], ['json', { outputFile: 'test-results/browser.json' }]]
+    : [['list'], ['./tests/support/steal-reporter.ts']],
 });
