@@ -74,7 +74,9 @@ export function specReject(b: Uint8Array): Reject {
   const flags = b[1]!;
   // Version 3 only for a clock packet: flags = CONTROL, kind 5 (request, 16 bytes) or 6 (reply, 32).
   const clock = version === 3 && flags === 0x02 && (b[2] === 5 || b[2] === 6);
-  if (version !== 1 && version !== 2 && !clock) return Reject.BAD_VERSION;
+  // Version 4 only for a one-way report: flags = CONTROL, kind 7 (12 bytes).
+  const oneWay = version === 4 && flags === 0x02 && b[2] === 7;
+  if (version !== 1 && version !== 2 && !clock && !oneWay) return Reject.BAD_VERSION;
   if (b.length < 14 && (flags & 0x02) === 0) return Reject.TOO_SHORT;
   if ((flags & ~0x37) !== 0) return Reject.BAD_FLAGS;
   if ((flags & 0x02) !== 0) {
@@ -86,7 +88,7 @@ export function specReject(b: Uint8Array): Reject {
       return Reject.OK;
     }
     if (b.length !== 12) return Reject.BAD_CONTROL;
-    if (b[2]! < 1 || b[2]! > 4 || b[3]! !== 0) return Reject.BAD_CONTROL;
+    if ((!oneWay && (b[2]! < 1 || b[2]! > 4)) || b[3]! !== 0) return Reject.BAD_CONTROL;
     return Reject.OK;
   }
   // v1: PCM16 (0) only; v2: PCM16 or PCM24 (1).
