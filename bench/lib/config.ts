@@ -70,7 +70,10 @@ export function parseArgs(argv: string[]): BenchConfig {
     p2ConfirmSeconds: short ? 10 : mode === 'long' ? 300 : 60,
     p3Seconds: short ? 10 : 60,
     p4Seconds: short ? 4 : 20,
-    p4Streams: [1, 4, 8, 16, 31],
+    // Short (CI) stops at 16: the machine is saturated there already (~98 % busy, 19-27 % glitches),
+    // and at 31 the synthetic members joining a saturated machine failed 2 of 3 runs (a member's
+    // audio channel not open in 60 s; docs/BENCHMARKS.md, P4). The full run keeps 31.
+    p4Streams: short ? [1, 4, 8, 16] : [1, 4, 8, 16, 31],
     p5Seconds: short ? 10 : 60,
     stall: { busyMs: 300, everyMs: 2000 },
     only,

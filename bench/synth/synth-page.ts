@@ -12,6 +12,8 @@ declare global {
     /** Add `n` synthetic members; resolves when all their channels are open. */
     __synthAdd: (n: number) => Promise<void>;
     __synthStats: () => SenderStats | null;
+    /** Seconds each member added so far took to open its audio channel, in order. */
+    __synthJoinSeconds: number[];
   }
 }
 
@@ -48,6 +50,7 @@ function host(): void {
       worker.postMessage({ type: 'add', id, channel } satisfies ToSender, [channel as unknown as Transferable]);
     });
   };
+  window.__synthJoinSeconds = [];
   window.__synthAdd = async (n) => {
     if (!mesh) throw new Error('__synthStart first');
     // One at a time: every member's awareness change is relayed by every other member (y-webrtc
@@ -55,6 +58,7 @@ function host(): void {
     // miss the app's connect timeout.
     for (let i = 0; i < n; i++) {
       const id = mesh.addMember();
+      const t0 = performance.now();
       await new Promise<void>((resolve, reject) => {
         const t = setTimeout(() => reject(new Error(`${id}: audio channel not open after ${OPEN_TIMEOUT_MS / 1000} s`)), OPEN_TIMEOUT_MS);
         waiting.set(id, () => {
@@ -62,6 +66,7 @@ function host(): void {
           resolve();
         });
       });
+      window.__synthJoinSeconds.push((performance.now() - t0) / 1000);
     }
   };
   window.__synthStats = () => latest;
