@@ -47,27 +47,17 @@ export async function stealOver(ms: number): Promise<number | null> {
 export const QUIET_PERCENT = 3;
 const WINDOW_MS = 20_000;
 
-/**
- * Wait until a WINDOW_MS window has less than QUIET_PERCENT steal, at most `maxMinutes`. Prints
- * each window. Returns the last window's steal (null: not measurable, nothing waited).
- */
-export async function waitForQuietHost(maxMinutes: number, log: (line: string) => void = console.log): Promise<number | null> {
+/** Wait until a WINDOW_MS window has less than QUIET_PERCENT steal, at most `maxMinutes`; prints each window. */
+export async function waitForQuietHost(maxMinutes: number): Promise<void> {
   const until = Date.now() + maxMinutes * 60_000;
   for (;;) {
     const s = await stealOver(WINDOW_MS);
-    if (s === null) {
-      log('host steal: /proc/stat has no steal figure here; not waiting');
-      return null;
-    }
-    if (s < QUIET_PERCENT) {
-      log(`host steal: ${s.toFixed(1)} % over ${WINDOW_MS / 1000} s: quiet`);
-      return s;
-    }
+    if (s === null) return console.log('host steal: /proc/stat has no steal figure here; not waiting');
+    if (s < QUIET_PERCENT) return console.log(`host steal: ${s.toFixed(1)} % over ${WINDOW_MS / 1000} s: quiet`);
     if (Date.now() >= until) {
-      log(`host steal: still ${s.toFixed(1)} % after ${maxMinutes} min: running anyway; timing tests may fail for it (docs/TESTING.md)`);
-      return s;
+      return console.log(`host steal: still ${s.toFixed(1)} % after ${maxMinutes} min: running anyway; timing tests may fail for it (docs/TESTING.md)`);
     }
-    log(`host steal: ${s.toFixed(1)} % over ${WINDOW_MS / 1000} s: the host is taking CPU away; waiting for a quiet window`);
+    console.log(`host steal: ${s.toFixed(1)} % over ${WINDOW_MS / 1000} s: the host is taking CPU away; waiting for a quiet window`);
   }
 }
 
