@@ -31,8 +31,8 @@ export interface M2eConfig {
   sweep: boolean;
   /** Whether each round also measures B1 and B2 (microphone → worklet → FIFO → worklet: the floor of a worklet chain). */
   floorIsolators: boolean;
-  /** Sustained tone per depth while stepping down, then to confirm the candidate, s. */
-  probeSeconds: number;
+  /** Sustained tone through A before the sweep (a check of the rig and the detector), then per depth in the sweep, s. */
+  toneCheckSeconds: number;
   confirmSeconds: number;
   /** After the streams flow and after a depth change, before measuring, s. */
   settleSeconds: number;
@@ -84,7 +84,7 @@ export function parseArgs(argv: string[]): BenchConfig {
       clicks: short ? 6 : 12,
       sweep: !short,
       floorIsolators: !short,
-      probeSeconds: 10,
+      toneCheckSeconds: 10,
       confirmSeconds: 60,
       settleSeconds: short ? 2 : 3,
       settledSeconds: short ? 0 : 90,

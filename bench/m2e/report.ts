@@ -191,8 +191,8 @@ export function printM2e(r: M2eResult): void {
     })));
   }
   if (r.sweep.length) {
-    console.log(`\nM2E depth sweep (sustained ${r.config.probeSeconds} s / ${r.config.confirmSeconds} s tone into the sender's microphone; glitches in the recording and in the app's counters): smallest clean depth ${r.smallestCleanDepth ?? 'none'}${r.smallestCleanDepth === null ? '' : ` (${r1(r.smallestCleanDepth * QUANTUM_MS)} ms)`}`);
-    console.table(r.sweep.map((s) => ({ depth: s.depth, kind: s.kind, 'tone s': s.seconds, dips: s.dips, jumps: s.jumps, underruns: s.underruns, trimmed: s.trimmed, late: s.late, lost: s.lost, clean: s.clean })));
+    console.log(`\nM2E depth sweep (sustained ${r.config.confirmSeconds} s tone per depth into the sender's microphone; glitches in the recording and in the app's counters): smallest clean depth ${r.smallestCleanDepth ?? 'none'}${r.smallestCleanDepth === null ? '' : ` (${r1(r.smallestCleanDepth * QUANTUM_MS)} ms)`}`);
+    console.table(r.sweep.map((s) => ({ depth: s.depth, 'tone s': s.seconds, dips: s.dips, jumps: s.jumps, underruns: s.underruns, trimmed: s.trimmed, late: s.late, lost: s.lost, clean: s.clean })));
   }
   const rig = r.selfCheck;
   if (rig) console.log(`\nM2E rig self-check (the sound server's own mic → speaker loop, 5 ms): median ${rig.medianMs} ms, within the run ${range(rig.minMs, rig.maxMs)} ms, ${rig.missing} missing, ${rig.doubled} doubled; dating p90 ${rig.datingP90Ms} ms`);

@@ -26,12 +26,12 @@ import { appFiguresDuring, joinPair, setReceiverDepth, type AppFigures, type Tut
 /** Recording kept after the signal ends, ms: beyond the 600 ms copy window of the last click. */
 const TAIL_MS = 300;
 const TONE_LEVEL = 0.5;
-/** Confirmations tried upward from the candidate before giving up (as P2). */
+/** Depths tried upward from the automatic one for a first clean tone before giving up. */
 const CONFIRM_TRIES = 4;
 /** B's FIFO fill, quanta: what issue 9 measured the two-clock floor with. */
 const B_PREFILL = 3;
 
-export type SetupName = 'rig loop' | 'A' | 'B1' | 'B2' | 'W' | 'C default' | 'C settled' | 'C clean depth' | 'C clean settled' | `C depth ${number}`;
+export type SetupName = 'rig loop' | 'A' | 'B1' | 'B2' | 'W' | 'C default' | 'C settled' | 'C clean depth' | 'C clean settled' | 'C depth auto' | `C depth ${number}`;
 
 export interface M2eMeasurement extends ClickMeasurement {
   setup: SetupName;
@@ -50,7 +50,6 @@ export interface M2eMeasurement extends ClickMeasurement {
 
 export interface M2eToneStep {
   depth: number;
-  kind: 'probe' | 'confirm';
   seconds: number;
   /** Envelope dips and phase jumps in the recorded copy (bench/m2e/tone.ts). */
   dips: number;
@@ -112,7 +111,7 @@ export async function runM2e(cfg: M2eConfig, log: (s: string) => void, out: M2eR
     const clicks = await uploadSignal(rig, 'clicks', clickTrain(spec));
     const tones = cfg.sweep
       ? {
-          probe: await uploadSignal(rig, 'tone-probe', tone(cfg.probeSeconds, TONE_HZ, TONE_LEVEL), 1),
+          check: await uploadSignal(rig, 'tone-check', tone(cfg.toneCheckSeconds, TONE_HZ, TONE_LEVEL), 1),
           confirm: await uploadSignal(rig, 'tone-confirm', tone(cfg.confirmSeconds, TONE_HZ, TONE_LEVEL), 1),
         }
       : null;
@@ -128,8 +127,8 @@ export async function runM2e(cfg: M2eConfig, log: (s: string) => void, out: M2eR
 
     if (tones) {
       log('m2e: self-check, the short tone through A (the browser alone)');
-      out.toneCheck = await toneThroughA(run, tones.probe);
-      await sweepDepth(run, tones.probe, tones.confirm, log, out);
+      out.toneCheck = await toneThroughA(run, tones.check);
+      await sweepDepth(run, tones.confirm, log, out);
       summarise(out);
     }
 
@@ -249,41 +248,45 @@ async function measureSetup(run: Run, setup: SetupName, round: number, cleanDept
 }
 
 /**
- * One join, the receiver's manual depth stepped down from the default: at each depth the click
- * gap, then a short tone; below the last clean probe it stops, and the smallest probed-clean depth
- * must then play the long tone clean (else the next one up is tried, as P2 does).
+ * One join. The depth the automatic mode chose there is the starting point: the receiver's manual
+ * depth is set to it and must play the long tone clean (else the next depth up is tried, up to
+ * `CONFIRM_TRIES` times); from the clean one it steps down, one long tone per depth, until a tone
+ * is not clean. The smallest depth whose tone was clean is the result. Short tones do not decide
+ * it: a 10 s tone was clean at depths whose 60 s tone then underran (the devices' late buffer comes
+ * every ~20 s), so every depth is tried for the full length.
  */
-async function sweepDepth(run: Run, probe: Signal, confirm: Signal, log: (s: string) => void, out: M2eResult): Promise<void> {
+async function sweepDepth(run: Run, confirm: Signal, log: (s: string) => void, out: M2eResult): Promise<void> {
   const { cfg } = run;
-  log(`m2e depth sweep: one join, manual depth from ${DEFAULT_DEPTH} down, ${cfg.probeSeconds} s tone per depth, ${cfg.confirmSeconds} s to confirm`);
   const pair = await joinPair(run.rig, run.serverUrl, `m2e-${process.pid}-${++run.rooms}`);
   try {
-    let candidate: number | null = null;
-    for (let depth = DEFAULT_DEPTH; depth >= MIN_DEPTH; depth--) {
+    await sleep(cfg.settleSeconds * 1000);
+    const auto = await timed('C depth auto', null, 'auto', async () => {
+      const { result, app } = await appFiguresDuring(pair, () => record(run));
+      return { m: measureClicks(result, cfg.clicks, CLICKS.periodS), app };
+    });
+    out.measurements.push(auto);
+    const start = Math.min(MAX_DEPTH, Math.max(MIN_DEPTH, Math.round(auto.app?.depth ?? DEFAULT_DEPTH)));
+    log(`m2e depth sweep: one join, from the automatic depth ${start} (${auto.app?.depth ?? 'not shown'}), ${cfg.confirmSeconds} s tone per depth`);
+    const visit = async (depth: number): Promise<M2eToneStep> => {
       await setReceiverDepth(pair, depth);
       await sleep(cfg.settleSeconds * 1000);
       out.measurements.push(await timed(`C depth ${depth}`, null, depth, async () => {
         const { result, app } = await appFiguresDuring(pair, () => record(run));
         return { m: measureClicks(result, cfg.clicks, CLICKS.periodS), app };
       }));
-      const step = await toneStep(run, pair, probe, depth, 'probe');
-      out.sweep.push(step);
-      log(`m2e depth ${depth}: probe ${step.clean ? 'clean' : `not clean (${describe(step)})`}`);
-      if (!step.clean) break;
-      candidate = depth;
-    }
-    let depth = candidate ?? DEFAULT_DEPTH + 1;
-    for (let i = 0; i < CONFIRM_TRIES && depth <= MAX_DEPTH; i++, depth++) {
-      await setReceiverDepth(pair, depth);
-      await sleep(cfg.settleSeconds * 1000);
-      const step = await toneStep(run, pair, confirm, depth, 'confirm');
+      const step = await toneStep(run, pair, confirm, depth);
       out.sweep.push(step);
       log(`m2e depth ${depth}: ${cfg.confirmSeconds} s tone ${step.clean ? 'clean' : `not clean (${describe(step)})`}`);
-      if (step.clean) {
-        out.smallestCleanDepth = depth;
-        break;
-      }
+      return step;
+    };
+    let clean: number | null = null;
+    for (let i = 0, depth = start; i < CONFIRM_TRIES && depth <= MAX_DEPTH && clean === null; i++, depth++) {
+      if ((await visit(depth)).clean) clean = depth;
     }
+    if (clean === null) return;
+    // Below a depth found unclean on the way up nothing is tried again.
+    if (clean === start) while (clean > MIN_DEPTH && (await visit(clean - 1)).clean) clean--;
+    out.smallestCleanDepth = clean;
   } finally {
     await pair.close();
   }
@@ -302,14 +305,14 @@ async function toneThroughA(run: Run, signal: Signal): Promise<M2eToneCheck> {
   }
 }
 
-async function toneStep(run: Run, pair: TuttiPair, signal: Signal, depth: number, kind: M2eToneStep['kind']): Promise<M2eToneStep> {
+async function toneStep(run: Run, pair: TuttiPair, signal: Signal, depth: number): Promise<M2eToneStep> {
   // Into micsink only: a direct copy of the same sine in the recording would add to the browser's
   // copy with a phase-dependent level, and a dropout of the copy could even raise the sum.
   const { result, app } = await appFiguresDuring(pair, () => playAndRecord(run.rig, signal, 'micsink', TAIL_MS));
   const g = measureTone(result);
   const counted = { underruns: app.underruns, trimmed: app.trimmed, late: app.late, lost: app.lost };
   const clean = g.seconds > 0 && g.dips + g.jumps === 0 && Object.values(counted).every((n) => n === 0);
-  return { depth, kind, seconds: Math.round(g.seconds * 10) / 10, dips: g.dips, jumps: g.jumps, ...counted, clean };
+  return { depth, seconds: Math.round(g.seconds * 10) / 10, dips: g.dips, jumps: g.jumps, ...counted, clean };
 }
 
 function describe(s: M2eToneStep): string {
