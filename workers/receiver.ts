@@ -75,7 +75,7 @@ export class Receiver {
       if (peer.echo && peer.channel.readyState === 'open') {
         // Peer loopback at the other end's request: send its packet straight back, marked.
         new Uint8Array(data)[HEADER.FLAGS] = h.flags | FLAG.ECHOED;
-        peer.channel.send(data);
+        peer.queue.send(peer.channel, data, performance.now());
       }
       if ((h.flags & FLAG.SILENT) === 0) peer.format = h.format;
       const arrival = peer.writer.accept(h, view);
@@ -137,7 +137,7 @@ export class Receiver {
   sendControl(peer: RemotePeer, kind: ControlKind, id: number, time: number): void {
     if (peer.channel.readyState !== 'open') return;
     const n = encodeControl(this.controlView, kind, id, time);
-    peer.channel.send(this.control.subarray(0, n));
+    peer.queue.send(peer.channel, this.control.subarray(0, n), performance.now());
   }
 
   private reject(peer: RemotePeer, why: Reject): void {
@@ -150,7 +150,7 @@ export class Receiver {
     if (peer.channel.readyState !== 'open') return;
     peer.clockId = (peer.clockId + 1) >>> 0;
     const n = encodeClockRequest(this.controlView, peer.clockId, this.clock());
-    peer.channel.send(this.control.subarray(0, n));
+    peer.queue.send(peer.channel, this.control.subarray(0, n), performance.now());
   }
 
   /** 10 Hz: the one-way delay of `peer`'s audio to our speaker (the last 0.4 s), to `peer` (its app takes them: wire ≥ 4). */
@@ -159,7 +159,7 @@ export class Receiver {
     if (ms === null || peer.channel.readyState !== 'open') return;
     peer.oneWayReports.sentId = (peer.oneWayReports.sentId + 1) >>> 0;
     const n = encodeOneWay(this.controlView, peer.oneWayReports.sentId, ms * 1000);
-    peer.channel.send(this.control.subarray(0, n));
+    peer.queue.send(peer.channel, this.control.subarray(0, n), performance.now());
   }
 
   /** `at`: our clock when the packet was taken from the channel (a clock exchange's t2 or t4). */
@@ -167,7 +167,7 @@ export class Receiver {
     switch (h.control) {
       case ControlKind.CLOCK_REQUEST:
         if (peer.channel.readyState !== 'open') return;
-        peer.channel.send(this.control.subarray(0, encodeClockReply(this.controlView, h.controlId, h.clockT1, at, this.clock())));
+        peer.queue.send(peer.channel, this.control.subarray(0, encodeClockReply(this.controlView, h.controlId, h.clockT1, at, this.clock())), performance.now());
         return;
       case ControlKind.CLOCK_REPLY:
         // Only an answer to one of our last few requests (ids count up by one per request, 4 a second).

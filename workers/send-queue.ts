@@ -1,5 +1,8 @@
 // Network worker: how long the oldest byte still queued on one audio DataChannel has waited, from
-// the channel's bufferedAmount and our own record of when we handed each packet over. A queue
+// the channel's bufferedAmount and our own record of when we handed each packet over. Every packet
+// on the channel goes through `send` here, audio and control alike: bufferedAmount counts them all,
+// so a control packet left out of the record made the backlog read as old as the last audio packet
+// (see `send`). A queue
 // measured in packets misjudges a bursty sender: capture buffers of 1024 frames leave as 8 packets
 // at once, so a count threshold either fires on every burst whose bufferedAmount update is still in
 // flight or lets a real backlog grow for bursts on end. Age is what decides whether a frame could
@@ -27,7 +30,20 @@ export class SendQueue {
   private count = 0;
   private sent = 0;
 
-  /** We just handed `bytes` to the channel at `nowMs`. */
+  /**
+   * Hand `bytes` to `channel` at `nowMs` and record them. Any packet sent on the channel without
+   * this (a clock reply, a ping's answer, a one-way report) would still count in its
+   * bufferedAmount: then the oldest queued byte was taken to be the last audio packet, and after a
+   * capture buffer 21 ms late (a 42.7 ms gap between audio sends, every ~20 s on a real device) a
+   * 16-byte clock packet not yet reported sent read as a 43 ms backlog, and the sender dropped the
+   * whole next burst as congested on a quiet loopback (issue 9).
+   */
+  send(channel: { send(data: ArrayBuffer | Uint8Array<ArrayBuffer>): void }, bytes: ArrayBuffer | Uint8Array<ArrayBuffer>, nowMs: number): void {
+    channel.send(bytes);
+    this.record(nowMs, bytes.byteLength);
+  }
+
+  /** We just handed `bytes` to the channel at `nowMs` (`send` does this; alone, for a packet sent later). */
   record(nowMs: number, bytes: number): void {
     this.sent += bytes;
     this.at[this.next] = nowMs;

@@ -274,10 +274,10 @@ export class Sender {
         // Test option: a fixed plus a random delay per packet (allocates; test build only).
         const copy = bytes.slice();
         setTimeout(() => ch.readyState === 'open' && ch.send(copy), (this.test.delayMs ?? 0) + Math.random() * (this.test.jitterMs ?? 0));
+        p.queue.record(sendMs, n);
       } else {
-        ch.send(bytes);
+        p.queue.send(ch, bytes, sendMs);
       }
-      p.queue.record(sendMs, n);
       enc.restore();
       this.bytesOut += n;
     }

@@ -107,8 +107,7 @@ async function start({ depth, redundancy: roomRedundancy, maxQueueMs }: Baseline
       sendDropped++;
       return;
     }
-    tx.send(bytes);
-    queue.record(now, bytes.length);
+    queue.send(tx, bytes, now);
     sent++;
   };
   const tone = new OscillatorNode(ctx, { frequency: 440 });

@@ -29,4 +29,26 @@ describe('SendQueue', () => {
     for (let k = 0; k < 1000; k++) q.record(k, 100);
     assert.ok(q.ageMs(999, 100_000) >= 127, String(q.ageMs(999, 100_000)));
   });
+
+  test('a control packet sent on the channel counts in the record: a late capture buffer is not congestion', () => {
+    // A fake channel: bufferedAmount is what was handed over and not yet reported sent.
+    const ch = { bufferedAmount: 0, send(d: ArrayBuffer | Uint8Array<ArrayBuffer>) { this.bufferedAmount += d.byteLength; } };
+    const q = new SendQueue();
+    for (let i = 0; i < 8; i++) q.send(ch, new Uint8Array(1038), 0); // a burst at 0
+    ch.bufferedAmount = 0; // all reported sent
+    // The next capture buffer comes 21 ms late: 42.7 ms after the last. Meanwhile a 16-byte clock
+    // reply went out at 40 ms, and its "sent" report has not reached the worker yet.
+    q.send(ch, new Uint8Array(16), 40);
+    assert.equal(ch.bufferedAmount, 16);
+    const age = q.ageMs(42.7, ch.bufferedAmount);
+    assert.ok(Math.abs(age - 2.7) < 1e-9, `the backlog is the clock reply, 2.7 ms old, not the burst before it (${age} ms)`);
+  });
+
+  test('the echo of an ArrayBuffer counts its bytes', () => {
+    const sent: number[] = [];
+    const q = new SendQueue();
+    q.send({ send: (d) => sent.push(d.byteLength) }, new ArrayBuffer(700), 5);
+    assert.deepEqual(sent, [700]);
+    assert.equal(q.ageMs(10, 700), 5);
+  });
 });
