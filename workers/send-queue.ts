@@ -35,7 +35,7 @@ export class SendQueue {
    * this (a clock reply, a ping's answer, a one-way report) would still count in its
    * bufferedAmount: then the oldest queued byte was taken to be the last audio packet, and after a
    * capture buffer 21 ms late (a 42.7 ms gap between audio sends, every ~20 s on a real device) a
-   * 16-byte clock packet not yet reported sent read as a 43 ms backlog, and the sender dropped the
+   * 16-byte clock request not yet reported sent read as a 43 ms backlog, and the sender dropped the
    * whole next burst as congested on a quiet loopback (issue 9).
    */
   send(channel: { send(data: ArrayBuffer | Uint8Array<ArrayBuffer>): void }, bytes: ArrayBuffer | Uint8Array<ArrayBuffer>, nowMs: number): void {
