@@ -1,12 +1,12 @@
-// Network worker: how long the oldest byte still queued on one audio DataChannel has waited, from
-// the channel's bufferedAmount and our own record of when we handed each packet over. Every packet
-// on the channel goes through `send` here, audio and control alike: bufferedAmount counts them all,
-// so a control packet left out of the record made the backlog read as old as the last audio packet
-// (see `send`). A queue
-// measured in packets misjudges a bursty sender: capture buffers of 1024 frames leave as 8 packets
-// at once, so a count threshold either fires on every burst whose bufferedAmount update is still in
-// flight or lets a real backlog grow for bursts on end. Age is what decides whether a frame could
-// still play in time. Allocation-free: a fixed ring, written per packet sent.
+// Network worker: whether one audio DataChannel is congested, from how long the oldest byte still
+// queued on it has waited: the channel's bufferedAmount against our own record of when we handed
+// each packet over. Every packet on the channel goes through `send` here, audio and control alike:
+// bufferedAmount counts them all, so a control packet left out of the record made the backlog read
+// as old as the last audio packet (see `send`). A queue measured in packets misjudges a bursty
+// sender: capture buffers of 1024 frames leave as 8 packets at once, so a count threshold either
+// fires on every burst whose bufferedAmount update is still in flight or lets a real backlog grow.
+// Age is what decides whether a frame could still play in time. And an age read in the same task
+// as a burst is not trusted alone (see `congested`). Allocation-free per packet: a fixed ring.
 
 import { QUANTUM_MS } from '../src/shared/constants.ts';
 
@@ -22,6 +22,18 @@ export const MAX_QUEUE_MS = 16 * QUANTUM_MS;
 /** Sends remembered (~340 ms at 375 packets/s); an older backlog reads as at least that old. */
 const HISTORY = 128;
 
+/** How long after a first reading over the bound the second look comes (3 quanta). */
+export const LOOK_AGAIN_MS = 3 * QUANTUM_MS;
+
+/** How long a second look's finding of congestion stands without another look. */
+const CONFIRMED_FOR_MS = 1000;
+
+/** Something queued on the channel: its `bufferedAmount` and a way to hand it bytes. */
+export interface QueuedChannel {
+  readonly bufferedAmount: number;
+  send(data: ArrayBuffer | Uint8Array<ArrayBuffer>): void;
+}
+
 export class SendQueue {
   private readonly at = new Float64Array(HISTORY);
   /** Bytes handed to the channel up to and including that send. */
@@ -29,6 +41,69 @@ export class SendQueue {
   private next = 0;
   private count = 0;
   private sent = 0;
+  /** When a second look last found the channel congested (performance.now() ms). */
+  private confirmedMs = -Infinity;
+  /** A second look is scheduled (one at a time). */
+  private looking = false;
+  private channel: QueuedChannel | null = null;
+  private lookMaxMs = MAX_QUEUE_MS;
+  /** At the first reading: bytes the channel had reported sent, and packets we had handed over. */
+  private lookDrained = 0;
+  private lookSends = 0;
+  /** Packets handed over since the start. */
+  private sends = 0;
+
+  /**
+   * `later` runs a function LOOK_AGAIN_MS later, in another task of this thread; `clock` is the
+   * time the callers pass as `nowMs` (the unit tests step both).
+   */
+  constructor(
+    private readonly later: (fn: () => void) => void = (fn) => setTimeout(fn, LOOK_AGAIN_MS),
+    private readonly clock: () => number = () => performance.now(),
+  ) {}
+
+  /**
+   * Whether to drop the frame about to be sent on `channel` at `nowMs` rather than queue it: its
+   * oldest queued byte has waited longer than `maxMs`, and a second look, from another task,
+   * found the same within the last CONFIRMED_FOR_MS. bufferedAmount falls only when the channel's
+   * "sent" reports reach this thread, as tasks: within one task it cannot fall at all, and right
+   * after this machine stalled the reports lag behind what its network thread is sending. Measured
+   * with the renderer's other threads held 30–80 ms and this worker not: the capture's backlog
+   * then arrives as one burst while the bytes queued before the stall are going out that moment,
+   * every frame of the burst read as behind a backlog older than the bound, and the sender dropped
+   * 2–27 frames per stall on a quiet loopback (issue 9). So a first reading over the bound sends
+   * the frame and looks again LOOK_AGAIN_MS later; frames drop only once a look agrees. On a
+   * congested link that lets the frames of those 8 ms through, once a second at most.
+   */
+  congested(channel: QueuedChannel, nowMs: number, maxMs: number = MAX_QUEUE_MS): boolean {
+    if (this.ageMs(nowMs, channel.bufferedAmount) <= maxMs) return false;
+    if (nowMs - this.confirmedMs < CONFIRMED_FOR_MS) return true;
+    if (!this.looking) {
+      this.looking = true;
+      this.channel = channel;
+      this.lookMaxMs = maxMs;
+      this.lookDrained = this.sent - channel.bufferedAmount;
+      this.lookSends = this.sends;
+      this.later(this.lookAgain);
+    }
+    return false;
+  }
+
+  private readonly lookAgain = (): void => {
+    this.looking = false;
+    const ch = this.channel;
+    if (ch === null) return;
+    const now = this.clock();
+    if (this.ageMs(now, ch.bufferedAmount) <= this.lookMaxMs) return;
+    // Nothing moved since the first reading (no byte reported sent, no packet handed over after
+    // the one sent then): this machine is still stalled, so the reading proves nothing. Look again.
+    if (this.sent - ch.bufferedAmount === this.lookDrained && this.sends <= this.lookSends + 1) {
+      this.looking = true;
+      this.later(this.lookAgain);
+      return;
+    }
+    this.confirmedMs = now;
+  };
 
   /**
    * Hand `bytes` to `channel` at `nowMs` and record them. Any packet sent on the channel without
@@ -38,7 +113,7 @@ export class SendQueue {
    * 16-byte clock request not yet reported sent read as a 43 ms backlog, and the sender dropped the
    * whole next burst as congested on a quiet loopback (issue 9).
    */
-  send(channel: { send(data: ArrayBuffer | Uint8Array<ArrayBuffer>): void }, bytes: ArrayBuffer | Uint8Array<ArrayBuffer>, nowMs: number): void {
+  send(channel: Pick<QueuedChannel, 'send'>, bytes: ArrayBuffer | Uint8Array<ArrayBuffer>, nowMs: number): void {
     channel.send(bytes);
     this.record(nowMs, bytes.byteLength);
   }
@@ -46,6 +121,7 @@ export class SendQueue {
   /** We just handed `bytes` to the channel at `nowMs` (`send` does this; alone, for a packet sent later). */
   record(nowMs: number, bytes: number): void {
     this.sent += bytes;
+    this.sends++;
     this.at[this.next] = nowMs;
     this.upTo[this.next] = this.sent;
     this.next = (this.next + 1) % HISTORY;

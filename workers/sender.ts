@@ -12,7 +12,6 @@ import { seqAdd } from '../src/shared/seq.ts';
 import { SampleFormat, VERSION_PCM24, encodePacket, formatOfBits, packetBytes, type SendBits } from '../src/shared/wire.ts';
 import type { TestOptions } from '../src/shared/worker-protocol.ts';
 import { nowUs, type RemotePeer } from './remote-peer.ts';
-import { MAX_QUEUE_MS } from './send-queue.ts';
 import { StreamEncoder } from './stream-encoder.ts';
 import { TestClockSkew } from './test-clock-skew.ts';
 import type { Tap } from './test-tap.ts';
@@ -265,7 +264,7 @@ export class Sender {
         bytes = enc.withCopies(p.copies);
       }
       const n = bytes.length;
-      if (p.queue.ageMs(sendMs, ch.bufferedAmount) > MAX_QUEUE_MS) {
+      if (p.queue.congested(ch, sendMs)) {
         p.sendDropped++; // congested: drop rather than queue (it would only arrive late)
         enc.restore();
         continue;

@@ -103,7 +103,7 @@ async function start({ depth, redundancy: roomRedundancy, maxQueueMs }: Baseline
     if (mono) bytes = monoPacket.subarray(0, encodePacket(monoPacket, monoView, ev.data.samples, 1, streamId, seq, captureUs));
     seq = (seq + 1) >>> 0;
     const now = performance.now();
-    if (queue.ageMs(now, tx.bufferedAmount) > maxQueueMs) {
+    if (queue.congested(tx, now, maxQueueMs)) {
       sendDropped++;
       return;
     }

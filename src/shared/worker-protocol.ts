@@ -252,7 +252,7 @@ export interface PeerStats {
   rate: number;
   /** Our DataChannel's bufferedAmount towards this peer, bytes (sender backlog). */
   bufferedAmount: number;
-  /** Frames we did not send to this peer because its channel was congested (more than 16 packets queued, ≈ 43 ms). */
+  /** Frames we did not send to this peer because its channel was congested (its oldest queued byte waited over 16 quanta, ≈ 43 ms: workers/send-queue.ts). */
   sendDropped: number;
   /**
    * Redundant copies we send to this peer now: the room's setting, lowered while this link is

@@ -102,13 +102,19 @@ test('two browsers hear each other: bit-exact PCM, no late or lost frames, main 
     const after = [await stats(a.page), await stats(b.page)];
     const auditAfter = [await readAudit(a.page), await readAudit(b.page)];
 
-    for (let i = 0; i < 2; i++) {
+    // Both sides' figures first, then the checks (a failure on one side still shows the other).
+    const seen = [0, 1].map((i) => {
       const p0 = before[i]!.peers[0]!;
       const p1 = after[i]!.peers[0]!;
       const received = p1.received - p0.received;
       const late = p1.late - p0.late;
       const lost = p1.lost - p0.lost;
-      console.log(`peer ${i ? 'B' : 'A'}: +${received} frames in 10 s, late ${late}, lost ${lost}, latency p50 ${p1.latencyMs?.p50} ms p99 ${p1.latencyMs?.p99} ms, worker ${after[i]!.workerCpuMsPerSecond} ms/s`);
+      // Where a lost frame went: the other side's sender dropped it (congested), or the wire did.
+      const otherDropped = after[1 - i]!.peers[0]!.sendDropped - before[1 - i]!.peers[0]!.sendDropped;
+      console.log(`peer ${i ? 'B' : 'A'}: +${received} frames in 10 s, late ${late}, lost ${lost}, underruns ${p1.underruns - p0.underruns}, trimmed ${p1.trimmed - p0.trimmed}; its sender dropped ${otherDropped}; latency p50 ${p1.latencyMs?.p50} ms p99 ${p1.latencyMs?.p99} ms, worker ${after[i]!.workerCpuMsPerSecond} ms/s`);
+      return { p1, received, late, lost };
+    });
+    for (const { p1, received, late, lost } of seen) {
       expect(received, 'frames received in 10 s').toBeGreaterThan(FRAMES_PER_SECOND * 10 * 0.95);
       expect(late + lost, `late ${late} + lost ${lost} over 10 s at the default depth`).toBe(0);
       expect(p1.rejected).toBe(0);

@@ -51,4 +51,81 @@ describe('SendQueue', () => {
     assert.deepEqual(sent, [700]);
     assert.equal(q.ageMs(10, 700), 5);
   });
+
+  describe('congested: a reading over the bound drops frames only once a second look agrees', () => {
+    // A fake channel whose bufferedAmount the test sets, and a clock and scheduler it steps.
+    function rig() {
+      let now = 0;
+      const looks: (() => void)[] = [];
+      const ch = { bufferedAmount: 0, send(d: ArrayBuffer | Uint8Array<ArrayBuffer>) { this.bufferedAmount += d.byteLength; } };
+      const q = new SendQueue((fn) => looks.push(fn), () => now);
+      return { q, ch, looks, at: (t: number) => (now = t), look: () => looks.splice(0).forEach((f) => f()) };
+    }
+
+    test('a stall: the burst after it reads an old backlog, but the look after it finds the channel drained', () => {
+      const { q, ch, looks, at, look } = rig();
+      for (let k = 0; k < 8; k++) q.send(ch, new Uint8Array(1000), 0); // sent just before a 60 ms stall
+      at(60);
+      let dropped = 0;
+      for (let k = 0; k < 20; k++) if (q.congested(ch, 60)) dropped++; else q.send(ch, new Uint8Array(1000), 60);
+      assert.equal(dropped, 0, 'the whole burst goes out');
+      assert.equal(looks.length, 1, 'one second look, not one per frame');
+      ch.bufferedAmount = 0; // the "sent" reports arrive
+      at(68);
+      look();
+      q.send(ch, new Uint8Array(1000), 69);
+      assert.equal(q.congested(ch, 69), false);
+    });
+
+    test('a congested link: the look agrees, and frames drop while the backlog stays over the bound', () => {
+      const { q, ch, at, look } = rig();
+      for (let k = 0; k < 30; k++) q.send(ch, new Uint8Array(1000), k * 2.667); // nothing drains
+      at(30 * 2.667);
+      assert.equal(q.congested(ch, 30 * 2.667), false, 'the first reading over the bound only looks again');
+      q.send(ch, new Uint8Array(1000), 30 * 2.667);
+      for (const k of [31, 32]) {
+        assert.equal(q.congested(ch, k * 2.667), false, 'until the look, frames go out');
+        q.send(ch, new Uint8Array(1000), k * 2.667);
+      }
+      at(33 * 2.667);
+      look();
+      assert.equal(q.congested(ch, 33 * 2.667), true, 'confirmed');
+      assert.equal(q.congested(ch, 34 * 2.667), true);
+      ch.bufferedAmount = 1000; // drained down to the last packet
+      assert.equal(q.congested(ch, 35 * 2.667), false, 'under the bound: sent');
+    });
+
+    test('a confirmation stands for a second, then needs another look', () => {
+      const { q, ch, at, look } = rig();
+      for (let k = 0; k < 30; k++) q.send(ch, new Uint8Array(1000), k * 2.667);
+      at(80);
+      q.congested(ch, 80);
+      q.send(ch, new Uint8Array(1000), 80);
+      q.send(ch, new Uint8Array(1000), 82.667); // the link still takes nothing
+      look();
+      assert.equal(q.congested(ch, 500), true);
+      at(1100);
+      assert.equal(q.congested(ch, 1100), false, 'over a second since the look: look again first');
+    });
+
+    test('a look that finds nothing moved (no byte sent, no frame handed over) proves nothing: it looks again', () => {
+      const { q, ch, looks, at, look } = rig();
+      for (let k = 0; k < 8; k++) q.send(ch, new Uint8Array(1000), 0);
+      at(50); // this machine stalls from here: no capture, no "sent" report
+      assert.equal(q.congested(ch, 50), false);
+      q.send(ch, new Uint8Array(1000), 50);
+      at(58);
+      look();
+      assert.equal(looks.length, 1, 'another look is scheduled');
+      at(70); // the stall ends: the capture's backlog comes as one burst, the reports not yet
+      for (let k = 0; k < 16; k++) {
+        assert.equal(q.congested(ch, 70), false, `burst frame ${k} goes out`);
+        q.send(ch, new Uint8Array(1000), 70);
+      }
+      ch.bufferedAmount = 2000; // the reports arrive: only the end of the burst is queued
+      at(78);
+      look();
+      assert.equal(q.congested(ch, 78), false);
+    });
+  });
 });
