@@ -68,10 +68,10 @@ export class SendQueue {
    * found the same within the last CONFIRMED_FOR_MS. bufferedAmount falls only when the channel's
    * "sent" reports reach this thread, as tasks: within one task it cannot fall at all, and right
    * after this machine stalled the reports lag behind what its network thread is sending. With
-   * the renderer's other threads held 30 ms and this worker not (tests/e2e/stall.spec.ts), the
-   * capture's backlog arrives as one burst while the bytes queued before the stall are going out
-   * that moment; every frame of the burst read as behind a backlog older than the bound, and the
-   * sender dropped 9–15 frames in eight such stalls on a quiet loopback (issue 9). So a first
+   * the renderer's audio and network threads held 40 ms and this worker not (tests/e2e/
+   * stall.spec.ts), the capture's backlog arrives as one burst while the bytes queued before the
+   * stall are going out that moment; every frame of the burst read as behind a backlog older than
+   * the bound, and the sender dropped 15–31 frames in eight such stalls on a quiet loopback. So a first
    * reading over the bound sends the frame and looks again LOOK_AGAIN_MS later; frames drop only
    * once a look agrees, and a look that finds nothing moved looks again (`lookAgain`). On a
    * congested link that lets the frames of those 8 ms through, once a second at most.

@@ -1,7 +1,7 @@
 // Node side of tests/e2e/stall.spec.ts: hold some threads of one browser off the CPU while others
-// run, the way a loaded 2-core machine preempts them. The browser's renderer threads are pinned to
-// core 1, except its dedicated workers (Tutti's network worker among them), pinned to core 0; then
-// a real-time (SCHED_FIFO) busy loop on core 1 holds every pinned thread there for a given time.
+// run, the way a loaded 2-core machine preempts them. The browser's audio and network threads are
+// pinned to core 1 and its dedicated workers (Tutti's network worker among them) to core 0; then a
+// real-time (SCHED_FIFO) busy loop on core 1 holds every thread pinned there for a given time.
 // Linux only, as root: needs two cores, taskset and chrt (util-linux).
 
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
@@ -30,17 +30,26 @@ export async function rendererPids(browser: Browser): Promise<number[]> {
   }
 }
 
-/** Pin each thread of `pids`: dedicated workers to core 0, all others to core 1. Returns the worker threads' ids. */
-export function pinAllButWorkers(pids: number[]): number[] {
+/**
+ * Pin the threads of `pids` that carry audio and network work (WebRTC's, the audio device and
+ * worklet threads, any real-time one) to core 1, and dedicated workers to core 0; the rest stay
+ * free on both cores, so that after a hold the catch-up is not squeezed onto one core. Returns the
+ * worker threads' ids.
+ */
+export function pinAudioAndNetwork(pids: number[]): number[] {
   const workers: number[] = [];
   for (const pid of pids) {
-    const ps = spawnSync('ps', ['-T', '-o', 'spid=,comm=', '-p', String(pid)]).stdout.toString();
+    const ps = spawnSync('ps', ['-T', '-o', 'spid=,cls=,comm=', '-p', String(pid)]).stdout.toString();
     for (const line of ps.split('\n')) {
-      const m = /^\s*(\d+)\s+(.*)$/.exec(line);
+      const m = /^\s*(\d+)\s+(\S+)\s+(.*)$/.exec(line);
       if (!m) continue;
-      const worker = m[2]!.startsWith('DedicatedWorker');
-      spawnSync('taskset', ['-p', '-c', worker ? '0' : '1', m[1]!]);
-      if (worker) workers.push(Number(m[1]));
+      const [, tid, cls, name] = m as unknown as [string, string, string, string];
+      if (name.startsWith('DedicatedWorker')) {
+        spawnSync('taskset', ['-p', '-c', '0', tid]);
+        workers.push(Number(tid));
+      } else if (/^(WebRTC|Audio|Realtime)/.test(name) || cls === 'RR' || cls === 'FF') {
+        spawnSync('taskset', ['-p', '-c', '1', tid]);
+      }
     }
   }
   return workers;
