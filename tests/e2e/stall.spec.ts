@@ -33,7 +33,7 @@ test.afterAll(async () => {
 });
 
 test(`a sender whose audio and network threads stall ${STALLS} times for ${STALL_MS} ms while its network worker runs drops nothing as congested`, async () => {
-  requireTools(test, 'holding threads off a core (taskset, chrt, 2 cores, root)', threadStallUnavailable());
+  requireTools(test, 'holding threads off a core (taskset, chrt, ps, 2 cores, root)', threadStallUnavailable());
   const peers: PeerBrowser[] = [];
   const holder = new CoreHolder();
   try {

@@ -2,7 +2,7 @@
 // run, the way a loaded 2-core machine preempts them. The browser's audio and network threads are
 // pinned to core 1 and its dedicated workers (Tutti's network worker among them) to core 0; then a
 // real-time (SCHED_FIFO) busy loop on core 1 holds every thread pinned there for a given time.
-// Linux only, as root: needs two cores, taskset and chrt (util-linux).
+// Linux only, as root: needs two cores, taskset and chrt (util-linux) and ps (procps).
 
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { availableParallelism } from 'node:os';
@@ -12,7 +12,7 @@ import type { Browser } from '@playwright/test';
 export function threadStallUnavailable(): string | null {
   if (process.platform !== 'linux') return `not Linux (${process.platform})`;
   if (availableParallelism() < 2) return `one core (${availableParallelism()}): nothing to pin the worker away to`;
-  for (const [cmd, ...args] of [['taskset', '-c', '0', 'true'], ['chrt', '-f', '1', 'true']] as const) {
+  for (const [cmd, ...args] of [['taskset', '-c', '0', 'true'], ['chrt', '-f', '1', 'true'], ['ps', '-T', '-p', String(process.pid)]] as const) {
     const r = spawnSync(cmd, args);
     if (r.error || r.status !== 0) return `\`${cmd} ${args.join(' ')}\` fails: ${r.error?.message ?? r.stderr.toString().trim()}`;
   }
