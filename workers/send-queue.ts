@@ -50,6 +50,8 @@ export class SendQueue {
   /** At the first reading: bytes the channel had reported sent, and packets we had handed over. */
   private lookDrained = 0;
   private lookSends = 0;
+  /** When the first reading of this episode came (looks stop after CONFIRMED_FOR_MS of nothing moving). */
+  private lookFromMs = 0;
   /** Packets handed over since the start. */
   private sends = 0;
 
@@ -85,6 +87,7 @@ export class SendQueue {
       this.lookMaxMs = maxMs;
       this.lookDrained = this.sent - channel.bufferedAmount;
       this.lookSends = this.sends;
+      this.lookFromMs = nowMs;
       this.later(this.lookAgain);
     }
     return false;
@@ -97,10 +100,14 @@ export class SendQueue {
     const now = this.clock();
     if (this.ageMs(now, ch.bufferedAmount) <= this.lookMaxMs) return;
     // Nothing moved since the first reading (no byte reported sent, no packet handed over after
-    // the one sent then): this machine is still stalled, so the reading proves nothing. Look again.
+    // the one sent then): this machine is still stalled, so the reading proves nothing. Look again,
+    // for up to CONFIRMED_FOR_MS: a channel that closed meanwhile never moves again, and the next
+    // reading over the bound starts a new episode anyway.
     if (this.sent - ch.bufferedAmount === this.lookDrained && this.sends <= this.lookSends + 1) {
-      this.looking = true;
-      this.later(this.lookAgain);
+      if (now - this.lookFromMs < CONFIRMED_FOR_MS) {
+        this.looking = true;
+        this.later(this.lookAgain);
+      }
       return;
     }
     this.confirmedMs = now;

@@ -127,5 +127,17 @@ describe('SendQueue', () => {
       look();
       assert.equal(q.congested(ch, 78), false);
     });
+
+    test('looks at a channel where nothing moves (closed meanwhile) stop after a second', () => {
+      const { q, ch, looks, at, look } = rig();
+      for (let k = 0; k < 8; k++) q.send(ch, new Uint8Array(1000), 0);
+      at(50);
+      q.congested(ch, 50);
+      for (let t = 58; t < 1200; t += 8) {
+        at(t);
+        look();
+      }
+      assert.equal(looks.length, 0, 'no look left scheduled');
+    });
   });
 });
