@@ -60,6 +60,19 @@ export class ArrivalLag {
     return Math.max(0, this.recent - min);
   }
 
+  /** How far apart the latest and the earliest half second in the memory came, quanta; 0 until 2 slots. */
+  range(): number {
+    if (this.filled < 2) return 0;
+    let min = Infinity;
+    let max = -Infinity;
+    for (let i = 0; i < this.filled; i++) {
+      const m = this.means[i]!;
+      if (m < min) min = m;
+      if (m > max) max = m;
+    }
+    return max - min;
+  }
+
   /** Forget everything (a resync: a new timeline, maybe a new sender clock). */
   clear(): void {
     this.filled = 0;

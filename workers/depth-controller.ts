@@ -66,8 +66,8 @@
 //   join in simulation; with no rhythm, the usual shrinking takes it down after 45 s.
 // - Rate: the measured clock ratio (workers/drift-estimator.ts; over ~22 s, then over ~4 min once
 //   that has 60 s; each glitch and trim breaks its line, so a device's lost time is not read as
-//   drift; where a step recurs and a glitch has broken the ~22 s one, whose segments are then the
-//   rhythm's ramp, the same slope of readings dated back to capture by their lag) fed forward beyond 5 ppm (less than that the proportional term carries, so clocks
+//   drift; until the long one has its 60 s, the ~22 s slope of readings dated back to capture by
+//   their lag, which a sound server's delivery ramp does not tilt) fed forward beyond 5 ppm (less than that the proportional term carries, so clocks
 //   that agree play at exactly 1, bit-exact), plus a proportional
 //   term that holds the median low point of the last half second at the target (less the relief) and moves the
 //   buffer to a new depth by playing up to 0.5 % faster or slower, never by skipping or holding;
@@ -88,6 +88,17 @@ const RECENT = 12;
 /** Quantile of the long history the depth must cover. */
 const LOW_QUANTILE = 0.01;
 const HEADROOM = 1;
+/**
+ * Headroom where a step recurs (and for the start-up's burst, which stands in for one): the bottom
+ * of the step must also cover what our output takes in the second or two the rate needs to refill
+ * it. On the rig (three traced 150 s joins, 2026-11-27, bench/m2e/segments/playout-trace.ts) 6 of
+ * 17 steps fell 0.8-2.4 quanta further within ~2 s (the output rendering a period early on top of
+ * the step: per-second dips of 2.3-2.9 quanta at the 75th percentile), and at HEADROOM alone the
+ * level reached the step's bottom at 1.2-1.8 quanta: 5 of the 6 ran dry. One more quantum covers
+ * the 75th percentile of those dips; the 90th (3.6-3.7, a whole render period) would cost 2.67 ms
+ * more at every moment for what comes about once in ten steps.
+ */
+const STEP_HEADROOM = 2;
 const SHRINK_AFTER_CLEAN_MS = 30_000;
 const SHRINK_STEP_MS = 2_000;
 /** At most one growth step per this interval: a long outage must not run the depth to the maximum. */
@@ -340,7 +351,7 @@ export class DepthController {
   /** The depth one burst of arrivals handed over late needs, as a recurring dip of that size would (quanta; 0 before the bursts are known). */
   private burstNeed(): number {
     const b = this.bursts.size();
-    return b > 0 ? Math.min(MAX_DEPTH, Math.ceil(b + DEAD_BAND + HEADROOM)) : 0;
+    return b > 0 ? Math.min(MAX_DEPTH, Math.ceil(b + DEAD_BAND + STEP_HEADROOM)) : 0;
   }
 
   /** A dip that recurs (quanta; see RecurringDips). */
@@ -405,7 +416,11 @@ export class DepthController {
       // under the target: its headroom comes on top of that (on the rig a recurring dip read 8.0
       // gave a target of 9, held at 8.8, and the next 8.3-quantum step ran dry; 3 of 5 settled
       // underruns in 6 traced minutes).
-      const traced = Math.min(MAX_DEPTH, Math.max(MIN_DEPTH, Math.ceil(Math.max(this.spread(), this.recurring() + DEAD_BAND) + HEADROOM)));
+      // A recurring dip is a step where the arrivals' lag stepped with it (the level stays at the
+      // bottom until the rate refills it: STEP_HEADROOM); a jitter dip refills as the late packets land.
+      const r = this.recurring();
+      const stepped = r >= 1 && this.lag.range() >= r / 2;
+      const traced = Math.min(MAX_DEPTH, Math.max(MIN_DEPTH, Math.ceil(Math.max(this.spread(), r + DEAD_BAND) + (stepped ? STEP_HEADROOM : HEADROOM))));
       const need = nowMs - this.startMs < START_FLOOR_MS ? Math.max(traced, this.burstNeed()) : traced;
       if (this.settling && this.count >= SETTLE_WINDOWS) {
         // Down by at most TRIM_EXCESS: the rate drains that without the worklet trimming (a glitch);
@@ -434,22 +449,24 @@ export class DepthController {
     const long = this.longClocks.estimate();
     const measured = long ?? this.clocks.estimate();
     if (measured !== null) this.drift = measured;
-    // Where a step recurs and a glitch broke the quick window's line (~22 s, no longer than the
-    // rhythm's period), its segments are the sawtooth's ramp more than the clocks: on the rig the
-    // arrivals run ~1000 ppm early between the late buffers, and a glitch at each step leaves
-    // segments of ramp only. Fed forward, +700 to +1000 ppm of it held the level 1.2-1.4 quanta
-    // under the target just before the next step (bench/m2e/segments/playout-trace.ts), which
-    // then ran dry. The ramp is the arrivals' timing, not the clocks': the packets' lag against
-    // their capture stamps shrinks with it (the relief falls ~0.34 quanta a second there). So until
-    // the break has left the window or the long one has its 60 s, the stamped estimate is fed
-    // forward instead: the same slope with each reading dated back to the packet's capture by its
-    // lag, which the ramp does not tilt. A sender whose samples do run fast (a timer-driven fake
-    // device 1000 ppm off, with a rhythm of its own on a loaded machine) still reads 1000 ppm
-    // there; fed nothing, its level sat 1.3 quanta over a manual 8 (a CI run of
-    // tests/e2e/truth.spec.ts). Without lags (none yet), nothing: the proportional term carries it.
-    // An unbroken window spans the step and is kept as it is.
+    // Until the long one has its 60 s, the stamped estimate is fed forward: the quick slope with
+    // each reading dated back to the packet's capture by its lag. A sound server's delivery rhythm
+    // tilts the quick one: on the rig the arrivals run ~1000 ppm early between the late buffers
+    // (a ramp of ~22 s), and a quick window of ramp only (before the first step, or with a glitch
+    // at each step breaking its line) read +700 to +1000 ppm. Fed forward, that held the level
+    // 1.2-1.5 quanta under the target just before the step, which then ran dry: in three traced
+    // joins on 2026-11-27 (bench/m2e/segments/playout-trace.ts) the level reached the first or
+    // second step at 8.5-8.6 with a target of 10, and two of those steps underran. The ramp is the
+    // arrivals' timing, not the clocks': the packets' lag against their capture stamps shrinks
+    // with it, so the stamped slope does not see it, while a sender whose samples do run fast (a
+    // timer-driven fake device 1000 ppm off: fed nothing, its level sat 1.3 quanta over a manual
+    // 8 in a CI run of tests/e2e/truth.spec.ts) still reads 1000 ppm. What it trusts instead is
+    // the two wall clocks ticking together (one machine, or NTP's few ppm; 100 ppm apart would
+    // leave the level 0.1 quantum off). Without lags (none yet, or a sender that stamps nothing),
+    // the quick estimate, except where a step recurs and a glitch has broken its window: nothing,
+    // and the proportional term carries it.
     const rampOnly = this.recurring() >= 1 && nowMs - this.lastBreakMs < QUICK_WINDOW_MS;
-    const fed = long ?? (rampOnly ? (this.stampedClocks.estimate() ?? 0) : this.drift);
+    const fed = long ?? this.stampedClocks.estimate() ?? (rampOnly ? 0 : this.drift);
     if (this.count < RECENT / 2) {
       this.rate = 1 + feedForward(fed);
       return;

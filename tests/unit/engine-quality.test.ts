@@ -300,13 +300,13 @@ describe('DepthController start-up floor', () => {
     return targets;
   };
 
-  test('the target covers one burst handed over late from ~2 s to 45 s: up from the default 8 to 10, not down to 4; then the usual shrinking', () => {
+  test('the target covers one burst handed over late from ~2 s to 45 s: up from the default 8 to 11 (8 + the dead band + a step\'s headroom), not down to 4; then the usual shrinking', () => {
     const c = new DepthController(8, true);
     const targets = join(c, 70, true);
     const at = (s: number) => targets[Math.floor((s * 1000) / 87)]!;
-    assert.equal(at(3), 10, 'at 3 s');
-    assert.equal(Math.min(...targets.slice(Math.floor(3000 / 87), Math.floor(45_000 / 87))), 10, 'held until 45 s');
-    assert.ok(at(69) < 10, `shrinking after 45 s: ${at(69)} at 69 s`);
+    assert.equal(at(3), 11, 'at 3 s');
+    assert.equal(Math.min(...targets.slice(Math.floor(3000 / 87), Math.floor(45_000 / 87))), 11, 'held until 45 s');
+    assert.ok(at(69) < 11, `shrinking after 45 s: ${at(69)} at 69 s`);
   });
 
   test('without arrival times (nothing known of the bursts) the jump goes down as before', () => {
@@ -368,7 +368,7 @@ describe('DepthController and a device rhythm', () => {
     assert.ok(c.trimAbove() >= 9, 'automatic again: the recurring step is still known');
   });
 
-  test('where a step recurs and a glitch broke the quick drift window, what is fed forward is its slope dated back to capture by the lags: a ramp in the arrivals is not, a fast sender is', () => {
+  test('until the long drift window has its 60 s, what is fed forward is the quick slope dated back to capture by the lags: a ramp in the arrivals is not, a fast sender is', () => {
     // Segments of a ~22 s window over a ~22 s sawtooth, broken at its steps, read its ramp as
     // drift (on the rig +700 to +1000 ppm, which held the level 1.2-1.4 quanta under the target
     // before each step). There the packets' lag against their stamps shrinks with the ramp.
@@ -393,17 +393,27 @@ describe('DepthController and a device rhythm', () => {
     const fast = rhythm();
     const unknown = rhythm();
     const plain = new DepthController(ramp.target, false);
+    const plainFast = new DepthController(ramp.target, false);
+    const plainUnknown = new DepthController(ramp.target, false);
     feed(ramp, 1_000_000, 20, 1e6, 1000); // a glitch as the 20 s begin
     feed(fast, 1_000_000, 20, 1e6, 0);
     feed(unknown, 1_000_000, 20, 1e6, null);
     feed(plain, 1_000_000, 20, 0, 1000);
-    for (const c of [ramp, fast, unknown, plain]) assert.ok(Math.abs(c.drift * 1e6 - 1000) < 50, `measured ${c.drift * 1e6} ppm`);
+    feed(plainFast, 1_000_000, 20, 0, 0);
+    feed(plainUnknown, 1_000_000, 20, 0, null);
+    for (const c of [ramp, fast, unknown, plain, plainFast, plainUnknown]) assert.ok(Math.abs(c.drift * 1e6 - 1000) < 50, `measured ${c.drift * 1e6} ppm`);
     assert.ok(Math.abs(ramp.rate - 1) < 20e-6, `the ramp, 20 s after a break: nothing fed forward, the level is on the target (rate ${ramp.rate})`);
     assert.ok(Math.abs((fast.rate - 1) * 1e6 - 995) < 50, `a sender that runs fast, its lag flat: fed forward (rate ${fast.rate})`);
     assert.equal(unknown.rate, 1, 'no lags known: nothing fed forward');
-    assert.ok(Math.abs((plain.rate - 1) * 1e6 - 995) < 50, `without the rhythm: the quick estimate less the 5 ppm floor is fed forward (rate ${plain.rate})`);
+    // Before any step (the first ~22 s of a join on the rig) the quick window is all ramp: read
+    // as drift and fed forward, it held the level 1.2-1.5 quanta under the target at the step.
+    assert.ok(Math.abs(plain.rate - 1) < 20e-6, `without a rhythm yet, the arrivals early by their own timing: nothing fed forward (rate ${plain.rate})`);
+    assert.ok(Math.abs((plainFast.rate - 1) * 1e6 - 995) < 50, `without a rhythm, a sender that runs fast: fed forward (rate ${plainFast.rate})`);
+    assert.ok(Math.abs((plainUnknown.rate - 1) * 1e6 - 995) < 50, `without a rhythm and without lags: the quick estimate less the 5 ppm floor (rate ${plainUnknown.rate})`);
     feed(ramp, 1_020_000, 5, 1e6, 1000); // 25 s after the break
-    assert.ok(Math.abs((ramp.rate - 1) * 1e6 - 995) < 50, `the break has left the window: the quick estimate again (rate ${ramp.rate})`);
+    assert.ok(Math.abs(ramp.rate - 1) < 20e-6, `the break has left the window: still the stamped estimate (rate ${ramp.rate})`);
+    feed(unknown, 1_020_000, 5, 1e6, null);
+    assert.ok(Math.abs((unknown.rate - 1) * 1e6 - 995) < 50, `no lags, the break has left the window: the quick estimate again (rate ${unknown.rate})`);
   });
 
   // The rig's rhythm with lags: every 22 s the low point steps down 8.5 quanta for 3 s while the
