@@ -4,8 +4,15 @@
 // when nothing moved; measured in a three-person room on this two-core machine, that was about half
 // a core per page, and the audio glitched. A timer costs a frame only when a poll writes a change.
 
-/** Polls a second: smooth enough for a level meter (a console meter's ballistics are slower). */
-export const POLLS_PER_SECOND = 30;
+/**
+ * Polls a second. Each poll that moves a bar costs the page a frame (style, commit, composite):
+ * in a three-person room of headless browsers on a two-core machine (`npx tsx bench/room-cpu.ts`),
+ * the meters at 30 polls a second took ~28 % of one core across the three pages, and the machine
+ * had no idle time left. 15 is still smooth for a bar whose level the audio thread holds as a
+ * decaying peak (every transient shows: a poll reads the peak, not the sample), and a console
+ * meter's ballistics are slower still.
+ */
+export const POLLS_PER_SECOND = 15;
 
 const pollers = new Set<() => void>();
 let timer: ReturnType<typeof setInterval> | null = null;
