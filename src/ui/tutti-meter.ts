@@ -13,9 +13,9 @@ const FLOOR_DB = -60;
 /** The bar moves in 0.5 dB steps (120 over the scale): finer than the eye sees on an 8 px bar. */
 const STEPS = 120;
 /**
- * The accessible value (aria-valuenow) follows every ARIA_EVERY-th poll (about 4 a second):
- * an attribute written 30 times a second restyles the element each time, and a screen reader
- * announces a value far less often than that.
+ * The accessible value (aria-valuenow) follows every ARIA_EVERY-th poll (about twice a second):
+ * a screen reader announces a value far less often than the bar moves, and an attribute written
+ * at every poll would restyle the element each time for nothing anyone hears.
  */
 const ARIA_EVERY = 8;
 
