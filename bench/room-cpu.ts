@@ -14,6 +14,8 @@
 // Run nothing else meanwhile (flock /tmp/tutti-browser.lock).
 
 import { readFileSync, readdirSync } from 'node:fs';
+import { cpuTimes, stealPercent } from '../scripts/host-steal.ts';
+import { median } from '../src/shared/median.ts';
 import { joinRoom, launchPeer, type PeerBrowser } from '../tests/support/browsers.ts';
 import { udpReceiveDrops } from '../tests/support/kernel-drops.ts';
 import { startServer } from '../tests/support/server.ts';
@@ -26,7 +28,7 @@ const SETTLE_MS = 8000;
 /** Clock ticks a second for /proc/<pid>/task/<tid>/stat (USER_HZ on Linux). */
 const HZ = 100;
 
-interface ThreadTime { kind: string; pid: string; name: string; ticks: number }
+interface ThreadTime { kind: string; name: string; ticks: number }
 
 /** Every Chromium thread's CPU time so far, keyed by pid/tid. */
 function chromiumThreads(): Map<string, ThreadTime> {
@@ -53,7 +55,7 @@ function chromiumThreads(): Map<string, ThreadTime> {
         const s = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
         const name = s.slice(s.indexOf('(') + 1, s.lastIndexOf(')'));
         const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
-        out.set(`${pid}/${tid}`, { kind, pid, name, ticks: Number(f[11]) + Number(f[12]) });
+        out.set(`${pid}/${tid}`, { kind, name, ticks: Number(f[11]) + Number(f[12]) });
       } catch {
         // the thread ended meanwhile
       }
@@ -64,11 +66,6 @@ function chromiumThreads(): Map<string, ThreadTime> {
 
 function cpuPressureUs(): number {
   return Number(/some .*total=(\d+)/.exec(readFileSync('/proc/pressure/cpu', 'utf8'))?.[1] ?? NaN);
-}
-
-/** user, nice, system, idle, iowait, irq, softirq, steal (ticks since boot, all cores). */
-function machineTicks(): number[] {
-  return readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1, 9).map(Number);
 }
 
 interface Round {
@@ -87,7 +84,7 @@ interface Round {
 async function round(peers: PeerBrowser[]): Promise<Round> {
   const before = await Promise.all(peers.map((p) => stats(p.page)));
   const t0 = chromiumThreads();
-  const m0 = machineTicks();
+  const m0 = cpuTimes();
   const p0 = cpuPressureUs();
   const k0 = udpReceiveDrops();
   const w0 = performance.now();
@@ -95,11 +92,10 @@ async function round(peers: PeerBrowser[]): Promise<Round> {
   const wallUs = (performance.now() - w0) * 1000;
   const pressure = (100 * (cpuPressureUs() - p0)) / wallUs;
   const kernelDrops = udpReceiveDrops() - k0;
-  const m1 = machineTicks();
+  const m1 = cpuTimes();
   const t1 = chromiumThreads();
   const after = await Promise.all(peers.map((p) => stats(p.page)));
-  const dm = m1.map((x, i) => x - m0[i]!);
-  const total = dm.reduce((a, b) => a + b, 0);
+  if (!m0 || !m1) throw new Error('room-cpu: /proc/stat is not readable here (Linux only)');
   const byThread: Record<string, number> = {};
   for (const [key, t] of t1) {
     const key2 = `${t.kind} / ${t.name}`;
@@ -117,10 +113,9 @@ async function round(peers: PeerBrowser[]): Promise<Round> {
       if (q.sendMono) monoLinks++;
     }
   });
-  return { pressure, idle: (100 * dm[3]!) / total, steal: (100 * dm[7]!) / total, kernelDrops, byThread, underruns, lost, late, sendDropped, monoLinks };
+  return { pressure, idle: (100 * (m1.idle - m0.idle)) / (m1.total - m0.total), steal: stealPercent(m0, m1), kernelDrops, byThread, underruns, lost, late, sendDropped, monoLinks };
 }
 
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const fmt = (x: number) => x.toFixed(1).padStart(6);
 
 const server = await startServer({ build: 'production' });

@@ -12,6 +12,7 @@ import { readFileSync } from 'node:fs';
 export interface CpuTimes {
   /** user + nice + system + idle + iowait + irq + softirq + steal. */
   total: number;
+  idle: number;
   steal: number;
 }
 
@@ -26,7 +27,7 @@ export function cpuTimes(): CpuTimes | null {
   const line = text.split('\n', 1)[0] ?? '';
   const f = line.trim().split(/\s+/).slice(1, 9).map(Number);
   if (!line.startsWith('cpu ') || f.length < 8 || f.some((x) => !Number.isFinite(x))) return null;
-  return { total: f.reduce((s, x) => s + x, 0), steal: f[7]! };
+  return { total: f.reduce((s, x) => s + x, 0), idle: f[3]!, steal: f[7]! };
 }
 
 /** Percent of the machine's CPU time the host took between two readings (0 if none passed). */

@@ -7,17 +7,17 @@
 
 import { LitElement, css, html } from 'lit';
 import { customElement, property, query } from 'lit/decorators.js';
-import { onDisplayPoll } from './display-poll.ts';
+import { POLLS_PER_SECOND, onDisplayPoll } from './display-poll.ts';
 
 const FLOOR_DB = -60;
 /** The bar moves in 0.5 dB steps (120 over the scale): finer than the eye sees on an 8 px bar. */
 const STEPS = 120;
 /**
- * The accessible value (aria-valuenow) follows every ARIA_EVERY-th poll (about twice a second):
+ * The accessible value (aria-valuenow) follows about twice a second (every ARIA_EVERY-th poll):
  * a screen reader announces a value far less often than the bar moves, and an attribute written
  * at every poll would restyle the element each time for nothing anyone hears.
  */
-const ARIA_EVERY = 8;
+const ARIA_EVERY = Math.max(1, Math.round(POLLS_PER_SECOND / 2));
 
 /** Peak (linear) to a 0..1 bar position on a -60..0 dBFS scale. */
 export function meterPosition(peak: number): number {
