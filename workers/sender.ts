@@ -208,8 +208,8 @@ export class Sender {
     this.cap.f32[CAP_F32.PEAK] = this.inputPeak;
     if (__TUTTI_TEST__ && this.clockSkew) {
       // Test option: pretend our clock runs at captureRatio × ours (more or fewer frames).
-      this.clockSkew.push(frame);
-      while (this.clockSkew.pull(frame)) this.sendFrame(captureUs);
+      this.clockSkew.push(frame, captureUs);
+      for (let stamp = this.clockSkew.pull(frame); stamp !== null; stamp = this.clockSkew.pull(frame)) this.sendFrame(stamp);
     } else {
       this.sendFrame(captureUs);
     }

@@ -82,9 +82,9 @@ describe('matchWav (bit-exactness against the sender\'s input)', () => {
       const r = new TestClockSkew(ratio);
       const out: Float32Array[] = [];
       for (const q of captured(0, N)) {
-        r.push(q);
+        r.push(q, 0);
         const f = new Float32Array(QUANTUM_SAMPLES);
-        while (r.pull(f)) out.push(f.slice());
+        while (r.pull(f) !== null) out.push(f.slice());
       }
       const m = matchWav(wav, received(out));
       assert.ok(m.verbatim <= out.length * 0.02, `ratio ${ratio}: ${m.verbatim} of ${out.length} verbatim`);
