@@ -8,7 +8,8 @@
 //     over what the machine has once it has no idle time left;
 //   - UDP datagrams the kernel dropped at a full receive buffer;
 // and, from each browser's stats, what the listeners got: underruns, lost and late frames, frames
-// the senders dropped as congested, and whether a link was stepped down to mono. Rounds are printed
+// the senders dropped as congested, whether a link was stepped down to mono, and the gaps each
+// browser's speaker played (its output device's dropouts: AudioContext.playbackStats). Rounds are printed
 // one by one and as medians. Three browsers on a two-core machine is three times what one player's
 // computer carries in a three-person room; it is how the browser suite runs its three-person tests.
 // Run nothing else meanwhile (flock /tmp/tutti-browser.lock).
@@ -79,6 +80,8 @@ interface Round {
   late: number;
   sendDropped: number;
   monoLinks: number;
+  /** The browsers' speakers' dropouts (StatsMessage.output), all together. */
+  dropouts: number;
 }
 
 async function round(peers: PeerBrowser[]): Promise<Round> {
@@ -101,8 +104,9 @@ async function round(peers: PeerBrowser[]): Promise<Round> {
     const key2 = `${t.kind} / ${t.name}`;
     byThread[key2] = (byThread[key2] ?? 0) + (100 * (t.ticks - (t0.get(key)?.ticks ?? 0))) / HZ / seconds;
   }
-  let underruns = 0, lost = 0, late = 0, sendDropped = 0, monoLinks = 0;
+  let underruns = 0, lost = 0, late = 0, sendDropped = 0, monoLinks = 0, dropouts = 0;
   after.forEach((s, i) => {
+    dropouts += (s?.output?.events ?? 0) - (before[i]?.output?.events ?? 0);
     for (const q of s?.peers ?? []) {
       const o = before[i]?.peers.find((x) => x.peerId === q.peerId);
       if (!o) continue;
@@ -113,7 +117,7 @@ async function round(peers: PeerBrowser[]): Promise<Round> {
       if (q.sendMono) monoLinks++;
     }
   });
-  return { pressure, idle: (100 * (m1.idle - m0.idle)) / (m1.total - m0.total), steal: stealPercent(m0, m1), kernelDrops, byThread, underruns, lost, late, sendDropped, monoLinks };
+  return { pressure, idle: (100 * (m1.idle - m0.idle)) / (m1.total - m0.total), steal: stealPercent(m0, m1), kernelDrops, byThread, underruns, lost, late, sendDropped, monoLinks, dropouts };
 }
 
 const fmt = (x: number) => x.toFixed(1).padStart(6);
@@ -129,9 +133,9 @@ try {
   for (let r = 0; r < rounds; r++) {
     const x = await round(peers);
     results.push(x);
-    console.log(`round ${r + 1}: CPU pressure ${x.pressure.toFixed(1)} %, idle ${x.idle.toFixed(1)} %, steal ${x.steal.toFixed(1)} %; over ${seconds} s, all links together: ${x.underruns} underruns, ${x.lost} lost, ${x.late} late, ${x.sendDropped} dropped by senders as congested, ${x.kernelDrops} UDP datagrams dropped by the kernel; ${x.monoLinks} links stepped down to mono`);
+    console.log(`round ${r + 1}: CPU pressure ${x.pressure.toFixed(1)} %, idle ${x.idle.toFixed(1)} %, steal ${x.steal.toFixed(1)} %; over ${seconds} s, all links together: ${x.underruns} underruns, ${x.lost} lost, ${x.late} late, ${x.sendDropped} dropped by senders as congested, ${x.kernelDrops} UDP datagrams dropped by the kernel; ${x.monoLinks} links stepped down to mono; the speakers played ${x.dropouts} dropouts`);
   }
-  console.log(`\n${peersWanted} browsers in one room, ${rounds} round(s) of ${seconds} s, medians: CPU pressure ${median(results.map((x) => x.pressure)).toFixed(1)} %, idle ${median(results.map((x) => x.idle)).toFixed(1)} %, underruns ${median(results.map((x) => x.underruns))}, sender drops ${median(results.map((x) => x.sendDropped))}`);
+  console.log(`\n${peersWanted} browsers in one room, ${rounds} round(s) of ${seconds} s, medians: CPU pressure ${median(results.map((x) => x.pressure)).toFixed(1)} %, idle ${median(results.map((x) => x.idle)).toFixed(1)} %, underruns ${median(results.map((x) => x.underruns))}, sender drops ${median(results.map((x) => x.sendDropped))}, speaker dropouts ${median(results.map((x) => x.dropouts))}`);
   console.log('\n  % of one core (median of rounds), all browsers together, by process kind / thread');
   const keys = Object.keys(results[0]!.byThread);
   const rows = keys.map((k) => [k, median(results.map((x) => x.byThread[k] ?? 0))] as const).filter(([, v]) => v >= 0.5).sort((a, b) => b[1] - a[1]);

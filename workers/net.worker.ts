@@ -10,7 +10,7 @@ import { DEFAULT_DEPTH, MAX_PEERS, QUANTUM_FRAMES, QUANTUM_MS, STALL_STEP_QUANTA
 import { CAP_I32, CaptureViews, HEARD_F64, HEARD_I32, HeardViews, MetronomeViews, PEER_I32, PLAY_F32, PlaybackViews, type HeardMemory, type RecordMemory } from '../src/shared/memory-layout.ts';
 import type { MetronomeState } from '../src/shared/metronome.ts';
 import { ControlKind, VERSION_CLOCK, VERSION_ONE_WAY, type SendBits } from '../src/shared/wire.ts';
-import type { ClockRefMessage, FromWorker, InitMessage, PeerClosedReason, PeerStats, SharedClockStats, TestOptions, ToWorker } from '../src/shared/worker-protocol.ts';
+import type { ClockRefMessage, FromWorker, InitMessage, OutputDropouts, PeerClosedReason, PeerStats, SharedClockStats, TestOptions, ToWorker } from '../src/shared/worker-protocol.ts';
 import { ArrivalTrace } from './arrival-stats.ts';
 import { SharedClock } from './clock-sync.ts';
 import { DepthController } from './depth-controller.ts';
@@ -52,6 +52,8 @@ class NetWorker {
   private readonly speaker = new SpeakerTime();
   /** When the drift fit last took a reading (wall ms). */
   private outputFitAt = -Infinity;
+  /** Our output device's dropouts as the page last read them (OutputClockMessage), for the stats. */
+  private outputDropouts: OutputDropouts | null = null;
   /** The heard ring's control block of the take being recorded, or null. */
   private heard: HeardViews | null = null;
   private depth: number;
@@ -126,7 +128,8 @@ class NetWorker {
   }
 
 
-  outputClock(contextTime: number, wallMs: number): void {
+  outputClock(contextTime: number, wallMs: number, dropouts: OutputDropouts | null): void {
+    this.outputDropouts = dropouts;
     // The drift fit takes four readings a second, as it was tuned with (workers/shown-drift.ts);
     // the speaker dating takes all twenty, to follow a step of the output within about 0.2 s.
     if (!(wallMs - this.outputFitAt < OUTPUT_FIT_EVERY_MS)) {
@@ -421,6 +424,7 @@ class NetWorker {
       redundancy: s.redundancyFrames,
       adaptive: this.adaptive,
       traceFrames: this.receiver.trace?.length ?? 0,
+      output: this.outputDropouts,
       clock: this.clockStats(),
       metronome: this.metronome.status,
       peers,
@@ -506,7 +510,7 @@ self.onmessage = (ev: MessageEvent<ToWorker>) => {
       worker!.setMetronome(msg.state, msg.advanceMs, msg.leaderPeerId);
       break;
     case 'output-clock':
-      worker!.outputClock(msg.contextTime, msg.wallMs);
+      worker!.outputClock(msg.contextTime, msg.wallMs, msg.dropouts);
       break;
     case 'stop':
       worker!.stop();

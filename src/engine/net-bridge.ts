@@ -5,7 +5,7 @@ import type { InputChannels } from '../shared/input-channels.ts';
 import type { SendBits } from '../shared/wire.ts';
 import type { HeardMemory, RecordMemory } from '../shared/memory-layout.ts';
 import type { MetronomeState } from '../shared/metronome.ts';
-import type { ClockRefMessage, FromWorker, InitMessage, PeerClosedReason, StatsMessage, ToWorker, TraceMessage } from '../shared/worker-protocol.ts';
+import type { ClockRefMessage, FromWorker, InitMessage, OutputDropouts, PeerClosedReason, StatsMessage, ToWorker, TraceMessage } from '../shared/worker-protocol.ts';
 
 type Handlers = {
   stats: (m: StatsMessage) => void;
@@ -119,8 +119,8 @@ export class NetBridge {
     this.post({ type: 'set-input-channels', channels });
   }
   /** A reading of our output device's clock (src/engine/output-clock.ts). */
-  outputClock(contextTime: number, wallMs: number): void {
-    this.post({ type: 'output-clock', contextTime, wallMs });
+  outputClock(contextTime: number, wallMs: number, dropouts: OutputDropouts | null): void {
+    this.post({ type: 'output-clock', contextTime, wallMs, dropouts });
   }
   setMasterGain(gain: number): void {
     this.post({ type: 'set-master-gain', gain });

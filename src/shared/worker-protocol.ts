@@ -146,6 +146,19 @@ export interface OutputClockMessage {
   type: 'output-clock';
   contextTime: number;
   wallMs: number;
+  /** The output device's dropouts so far, read beside the clock; null where the browser does not tell. */
+  dropouts: OutputDropouts | null;
+}
+/**
+ * Our output device's dropouts since the audio context started (`AudioContext.playbackStats`,
+ * cumulative): each time the device asked for audio and the browser had none ready in time, so the
+ * speaker played a gap, whoever was heard. A listener hears every one; no peer's stats hold them.
+ */
+export interface OutputDropouts {
+  /** Gaps played (underrun events). */
+  events: number;
+  /** Their total length, ms. */
+  ms: number;
 }
 /**
  * Which clock the room follows (src/room/shared-clock.ts): ours, a peer's, or none while the
@@ -322,6 +335,8 @@ export interface StatsMessage {
   adaptive: boolean;
   /** Frames in the arrival trace so far (0 when not recording). */
   traceFrames: number;
+  /** Our output device's dropouts so far (OutputDropouts), as the page last read them; null where the browser does not tell. */
+  output: OutputDropouts | null;
   clock: SharedClockStats;
   metronome: MetronomeStatus;
   peers: PeerStats[];

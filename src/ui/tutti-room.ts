@@ -28,6 +28,8 @@ import './tutti-connections.ts';
 import './tutti-session-log.ts';
 import './tutti-metronome.ts';
 import { clockLabel } from './clock-label.ts';
+import { outputNote, type OutputNote } from './output-dropouts.ts';
+import { QUALITY_WINDOW } from './quality.ts';
 import type { RecorderBridge } from '../engine/recorder-bridge.ts';
 
 /**
@@ -197,6 +199,7 @@ export class TuttiRoom extends LitElement {
           <label>Mix output
             ${levels().clipped > 0 ? html`<span class="clip" title="The mix exceeded full scale and was clipped; turn the output or a peer down.">CLIP (${levels().clipped} samples)</span>` : nothing}
             <tutti-meter .read=${() => levels().master} label="Mix output level"></tutti-meter></label>
+          ${speakerNote(outputNote(engine.stats.samples(QUALITY_WINDOW + 1)))}
           ${stats
             ? html`<span class="muted-note wide-only" data-testid="send-stats">Sending ${stats.sendFramesPerSecond} frames/s · worker ${stats.workerCpuMsPerSecond} ms/s</span>`
             : nothing}
@@ -227,6 +230,12 @@ export class TuttiRoom extends LitElement {
  * The jitter-buffer label: the depth in use. Automatic: what the worker chose for each peer now
  * (one figure, or the range when peers differ), then the manual value the slider would apply.
  */
+/** Our speaker's dropouts (src/ui/output-dropouts.ts): a warning while there are some. */
+function speakerNote(o: OutputNote | null) {
+  if (!o) return nothing;
+  return html`<span class=${o.warn ? 'clip' : 'muted-note'} data-testid="output-dropouts" title="Gaps your speaker played because this computer did not have the sound ready in time: every peer's sound has them at once, and no connection is to blame.">${o.text}</span>`;
+}
+
 function depthLabel(adaptive: boolean, manual: number, stats: StatsMessage | null): string {
   const ms = (q: number): string => `${(q * QUANTUM_MS).toFixed(1)} ms`;
   if (!adaptive) return `Jitter buffer: ${manual} × ${QUANTUM_MS.toFixed(2)} ms = ${ms(manual)}`;

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { joinRoom, launchPeer, type PeerBrowser } from '../support/browsers.ts';
 import { requireTools } from '../support/require-tools.ts';
 import { startServer, type RunningServer } from '../support/server.ts';
-import { onlyPeer, waitForPeers } from '../support/stats.ts';
+import { onlyPeer, stats, waitForPeers } from '../support/stats.ts';
 import { CoreHolder, pinAudioAndNetwork, rendererPids, threadStallUnavailable } from '../support/thread-stall.ts';
 import { writeToneWav } from '../support/wav.ts';
 
@@ -49,18 +49,27 @@ test(`a sender whose audio and network threads stall ${STALLS} times for ${STALL
     await a.page.waitForTimeout(3000);
 
     const before = [await onlyPeer(a.page), await onlyPeer(b.page)];
+    const outBefore = (await stats(b.page))!.output;
+    expect(outBefore, "Bob's page reads his speaker's dropouts (AudioContext.playbackStats)").not.toBeNull();
     for (let k = 0; k < STALLS; k++) {
       await holder.hold(STALL_MS);
       await a.page.waitForTimeout(1000);
     }
     await a.page.waitForTimeout(1000);
     const after = [await onlyPeer(a.page), await onlyPeer(b.page)];
+    const outAfter = (await stats(b.page))!.output!;
     const d = (i: number, f: 'sendDropped' | 'underruns' | 'trimmed' | 'lost' | 'late') => after[i]![f] - before[i]![f];
     console.log(`${STALLS} stalls of Bob's audio and network threads, ${STALL_MS} ms each: Bob's sender dropped ${d(1, 'sendDropped')}; Alice from Bob: lost ${d(0, 'lost')}, late ${d(0, 'late')}, underruns ${d(0, 'underruns')}, trimmed ${d(0, 'trimmed')}; Bob from Alice: underruns ${d(1, 'underruns')}, trimmed ${d(1, 'trimmed')}, lost ${d(1, 'lost')}; Alice's sender dropped ${d(0, 'sendDropped')}`);
     // The stalls happened: Alice waited for Bob's frames (his capture stopped with his renderer).
     expect(d(0, 'underruns'), 'Alice underran while Bob was held').toBeGreaterThan(0);
     expect(d(1, 'sendDropped'), "Bob's sender dropped frames as congested on a quiet loopback").toBe(0);
     expect(d(0, 'lost'), 'frames of Bob lost at Alice').toBe(0);
+    // Bob's own speaker played a gap at each hold of his audio thread: counted, and his room view
+    // says so (the stats' window of 10 s holds the last ones).
+    const dropouts = outAfter.events - outBefore!.events;
+    console.log(`Bob's speaker: ${dropouts} dropouts, ${(outAfter.ms - outBefore!.ms).toFixed(1)} ms, over the ${STALLS} holds; the room view: ${await b.page.getByTestId('output-dropouts').textContent()}`);
+    expect(dropouts, "Bob's speaker: a dropout at every hold of his audio thread").toBeGreaterThanOrEqual(STALLS);
+    await expect(b.page.getByTestId('output-dropouts')).toHaveText(/^Speaker: \d+ dropouts? \(\d+\.\d ms\) in the last 10 s/);
   } finally {
     holder.close();
     await Promise.all(peers.map((p) => p.close()));
