@@ -1,4 +1,4 @@
-// `npx tsx bench/room-cpu.ts [peers] [seconds] [rounds]`: what a room costs the machine. Starts
+// `npx tsx bench/room-cpu.ts [peers] [seconds] [rounds] [perPacket]`: what a room costs the machine. Starts
 // the app server (the production build in dist/: run `npx vite build` first), puts `peers`
 // headless browsers (one process each, default 3) in one room with their fake microphones, waits
 // for the links to settle, then over `seconds` (default 10) reads, from /proc:
@@ -25,6 +25,8 @@ import { stats, waitForPeers } from '../tests/support/stats.ts';
 const peersWanted = Number(process.argv[2] ?? 3);
 const seconds = Number(process.argv[3] ?? 10);
 const rounds = Number(process.argv[4] ?? 1);
+/** Quanta per packet every browser picks in its room view (1, the default, or 2). */
+const perPacket = process.argv[5] === '2' ? '2' : '1';
 const SETTLE_MS = 8000;
 /** Clock ticks a second for /proc/<pid>/task/<tid>/stat (USER_HZ on Linux). */
 const HZ = 100;
@@ -127,6 +129,7 @@ const peers: PeerBrowser[] = [];
 try {
   for (let i = 0; i < peersWanted; i++) peers.push(await launchPeer());
   for (let i = 0; i < peersWanted; i++) await joinRoom(peers[i]!.page, server.url, 'cpu', `P${i + 1}`);
+  if (perPacket === '2') for (const p of peers) await p.page.locator('select[name=per-packet]').selectOption('2');
   for (const p of peers) await waitForPeers(p.page, peersWanted - 1);
   await new Promise((r) => setTimeout(r, SETTLE_MS));
   const results: Round[] = [];
@@ -135,7 +138,7 @@ try {
     results.push(x);
     console.log(`round ${r + 1}: CPU pressure ${x.pressure.toFixed(1)} %, idle ${x.idle.toFixed(1)} %, steal ${x.steal.toFixed(1)} %; over ${seconds} s, all links together: ${x.underruns} underruns, ${x.lost} lost, ${x.late} late, ${x.sendDropped} dropped by senders as congested, ${x.kernelDrops} UDP datagrams dropped by the kernel; ${x.monoLinks} links stepped down to mono; the speakers played ${x.dropouts} dropouts`);
   }
-  console.log(`\n${peersWanted} browsers in one room, ${rounds} round(s) of ${seconds} s, medians: CPU pressure ${median(results.map((x) => x.pressure)).toFixed(1)} %, idle ${median(results.map((x) => x.idle)).toFixed(1)} %, underruns ${median(results.map((x) => x.underruns))}, sender drops ${median(results.map((x) => x.sendDropped))}, speaker dropouts ${median(results.map((x) => x.dropouts))}`);
+  console.log(`\n${peersWanted} browsers in one room at ${perPacket} quant${perPacket === '2' ? 'a' : 'um'} per packet, ${rounds} round(s) of ${seconds} s, medians: CPU pressure ${median(results.map((x) => x.pressure)).toFixed(1)} %, idle ${median(results.map((x) => x.idle)).toFixed(1)} %, underruns ${median(results.map((x) => x.underruns))}, sender drops ${median(results.map((x) => x.sendDropped))}, speaker dropouts ${median(results.map((x) => x.dropouts))}`);
   console.log('\n  % of one core (median of rounds), all browsers together, by process kind / thread');
   const keys = Object.keys(results[0]!.byThread);
   const rows = keys.map((k) => [k, median(results.map((x) => x.byThread[k] ?? 0))] as const).filter(([, v]) => v >= 0.5).sort((a, b) => b[1] - a[1]);

@@ -2,7 +2,7 @@
 // of its sequence number, detects late, duplicate and restarted streams, and asks the playback
 // worklet to resynchronise. Runs in the network worker; unit-tested in Node.
 
-import { JITTER_SLOTS, QUANTUM_FRAMES, RESAMPLER_HALF as HALF, clampDepth } from '../src/shared/constants.ts';
+import { JITTER_SLOTS, MAX_REDUNDANCY, QUANTUM_FRAMES, RESAMPLER_HALF as HALF, clampDepth } from '../src/shared/constants.ts';
 import { FILL_RING, PEER_F32, PEER_I32, PeerState, PlaybackViews, marginFrames, playPosition, slotOf } from '../src/shared/memory-layout.ts';
 import { seqAdd, seqDiff } from '../src/shared/seq.ts';
 import { decodeSamples, type PacketHeader } from '../src/shared/wire.ts';
@@ -46,6 +46,9 @@ export class JitterWriter {
   readonly counters: ReceiverCounters = { received: 0, recovered: 0, late: 0, duplicates: 0, resyncs: 0, stale: 0 };
   /** Frames of audio ahead of this frame when it arrived (its buffer fill; negative = late). */
   lastMarginFrames = 0;
+  /** The sequences the last accept() stored from the packet's copies (the first `recoveredNow`). */
+  readonly recoveredSeqs = new Uint32Array(MAX_REDUNDANCY);
+  recoveredNow = 0;
   private started = false;
   private streamId = -1;
   /** The stream a restart replaced: its stragglers are late, not a reason to switch back. */
@@ -163,6 +166,7 @@ export class JitterWriter {
   /** Place an accepted packet (header `h`, bytes `view`) into the ring. */
   accept(h: PacketHeader, view: DataView): Arrival {
     const seq = h.sequence;
+    this.recoveredNow = 0;
     if (this.started && h.streamId === this.previousStreamId) {
       this.counters.stale++;
       return Arrival.LATE;
@@ -231,6 +235,7 @@ export class JitterWriter {
       decodeSamples(view, h, v.f32, v.samples(this.peer, slot), k);
       Atomics.store(i, v.tag(this.peer, slot), s | 0);
       this.counters.recovered++;
+      this.recoveredSeqs[this.recoveredNow++] = s;
     }
   }
 

@@ -9,7 +9,7 @@ import type { InputChannels } from '../src/shared/input-channels.ts';
 import { DEFAULT_DEPTH, MAX_PEERS, QUANTUM_FRAMES, QUANTUM_MS, STALL_STEP_QUANTA, clampDepth } from '../src/shared/constants.ts';
 import { CAP_I32, CaptureViews, HEARD_F64, HEARD_I32, HeardViews, MetronomeViews, PEER_I32, PLAY_F32, PlaybackViews, type HeardMemory, type RecordMemory } from '../src/shared/memory-layout.ts';
 import type { MetronomeState } from '../src/shared/metronome.ts';
-import { ControlKind, VERSION_CLOCK, VERSION_ONE_WAY, type SendBits } from '../src/shared/wire.ts';
+import { ControlKind, VERSION_CLOCK, VERSION_ONE_WAY, type QuantaPerPacket, type SendBits } from '../src/shared/wire.ts';
 import type { ClockRefMessage, FromWorker, InitMessage, OutputDropouts, PeerClosedReason, PeerStats, SharedClockStats, TestOptions, ToWorker } from '../src/shared/worker-protocol.ts';
 import { ArrivalTrace } from './arrival-stats.ts';
 import { SharedClock } from './clock-sync.ts';
@@ -59,6 +59,7 @@ class NetWorker {
   private depth: number;
   private adaptive: boolean;
   private lastSent = 0;
+  private lastPackets = 0;
   private lastStatsAt = performance.now();
   private readonly timers: ReturnType<typeof setInterval>[];
   /** Our clock for the shared clock's exchanges, ms since the epoch (a test switch may skew it). */
@@ -369,8 +370,8 @@ class NetWorker {
     p.writer.setMuted(muted);
   }
 
-  setSend(channels: 1 | 2, muted: boolean, bits: SendBits): void {
-    this.sender.setSend(channels, muted, bits);
+  setSend(channels: 1 | 2, muted: boolean, bits: SendBits, perPacket: QuantaPerPacket): void {
+    this.sender.setSend(channels, muted, bits, perPacket);
   }
 
   setMasterGain(gain: number): void {
@@ -417,6 +418,8 @@ class NetWorker {
       type: 'stats',
       sent: s.sent,
       sendFramesPerSecond: Math.round((s.sent - this.lastSent) / seconds),
+      sendPacketsPerSecond: Math.round((s.packets - this.lastPackets) / seconds),
+      perPacket: s.quantaPerPacket,
       captureOverflows: Atomics.load(this.cap.i32, CAP_I32.OVERFLOWS),
       captureLostFrames: this.sender.capturedLost,
       workerCpuMsPerSecond: Math.round(((s.busyMs + this.receiver.busyMs) / seconds) * 100) / 100,
@@ -430,6 +433,7 @@ class NetWorker {
       peers,
     });
     this.lastSent = s.sent;
+    this.lastPackets = s.packets;
     s.bytesOut = 0;
     s.busyMs = 0;
     this.receiver.busyMs = 0;
@@ -489,7 +493,7 @@ self.onmessage = (ev: MessageEvent<ToWorker>) => {
       worker!.sendTrace();
       break;
     case 'set-send':
-      worker!.setSend(msg.channels, msg.muted, msg.bits);
+      worker!.setSend(msg.channels, msg.muted, msg.bits, msg.perPacket);
       break;
     case 'set-master-gain':
       worker!.setMasterGain(msg.gain);

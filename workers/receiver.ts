@@ -118,10 +118,13 @@ export class Receiver {
       }
       if (arrival === Arrival.ON_TIME || arrival === Arrival.RESYNC) peer.ifdv.add(h.sequence, arrivalMs, h.captureTimeUs / 1000);
       if (this.trace) this.trace.add(peer.id, h.sequence, arrivalMs, h.captureTimeUs / 1000);
-      if (arrival === Arrival.ON_TIME || arrival === Arrival.RESYNC) {
-        if (__TUTTI_TEST__ && this.tap) {
-          const offset = this.play.samples(peer.writer.peer, slotOf(h.sequence));
-          this.tap.onDecoded(peer.id, h.sequence, this.play.f32, offset, h.channels, (h.flags & FLAG.SILENT) !== 0, h.format);
+      if (__TUTTI_TEST__ && this.tap) {
+        const silent = (h.flags & FLAG.SILENT) !== 0;
+        if (arrival === Arrival.ON_TIME || arrival === Arrival.RESYNC) this.tap.onDecoded(peer.id, h.sequence, this.play.f32, this.play.samples(peer.writer.peer, slotOf(h.sequence)), h.channels, silent, h.format);
+        // Frames stored from the packet's copies (a lost packet's, or the pair's first at two quanta per packet).
+        for (let k = 0; k < peer.writer.recoveredNow; k++) {
+          const s = peer.writer.recoveredSeqs[k]!;
+          this.tap.onDecoded(peer.id, s, this.play.f32, this.play.samples(peer.writer.peer, slotOf(s)), h.channels, silent, h.format);
         }
       }
     } catch (err) {

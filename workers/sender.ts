@@ -3,13 +3,17 @@
 // encodes it once per format some peer needs (our choice of PCM16 or PCM24; PCM16 also for a peer
 // whose app predates PCM24) and hands it to every peer's channel: each peer gets the copies its
 // link can afford, a PCM16 mono mixdown at the bottom of the governor's ladder, or nothing while
-// its channel's backlog is too old to play in time. Allocation-free per frame (test options aside).
+// its channel's backlog is too old to play in time. With two quanta per packet (the player's choice
+// for a busy computer) it sends every other quantum, each packet carrying the one before as its
+// first copy: half the packets, 2.67 ms later for the first of each pair; receivers take the copy
+// as they take any redundant copy (jitter-writer.ts, recover), so no peer needs to know.
+// Allocation-free per frame (test options aside).
 
 import type { InputChannels } from '../src/shared/input-channels.ts';
 import { LOOPBACK_MARKER, MAX_REDUNDANCY, METER_DECAY_PER_QUANTUM, QUANTUM_FRAMES, QUANTUM_MS, QUANTUM_SAMPLES } from '../src/shared/constants.ts';
 import { CAP_F32, CAP_I32, REC_F64, REC_I32, RecordViews, type CaptureViews, type RecordMemory } from '../src/shared/memory-layout.ts';
 import { seqAdd } from '../src/shared/seq.ts';
-import { SampleFormat, VERSION_PCM24, encodePacket, formatOfBits, packetBytes, type SendBits } from '../src/shared/wire.ts';
+import { SampleFormat, VERSION_PCM24, formatOfBits, type QuantaPerPacket, type SendBits } from '../src/shared/wire.ts';
 import type { TestOptions } from '../src/shared/worker-protocol.ts';
 import { nowUs, type RemotePeer } from './remote-peer.ts';
 import { StreamEncoder } from './stream-encoder.ts';
@@ -28,8 +32,9 @@ export class Sender {
    */
   beatAt: ((startMs: number) => number) | null = null;
   channels: 1 | 2;
-  /** Frames sent since the start, and bytes since the last stats. */
+  /** Frames sent since the start, packets (send rounds: one per quantum, or per two) too, and bytes since the last stats. */
   sent = 0;
+  packets = 0;
   bytesOut = 0;
   /** Time spent sending since the last stats, ms. */
   busyMs = 0;
@@ -39,10 +44,12 @@ export class Sender {
   private readonly pcm16 = new StreamEncoder(SampleFormat.PCM16);
   private readonly pcm24 = new StreamEncoder(SampleFormat.PCM24);
   private readonly frame = new Float32Array(QUANTUM_SAMPLES);
-  /** The same frame as a PCM16 mono packet without copies, for congested peers of a stereo sender (encoded only when one needs it). */
-  private readonly monoPacket = new Uint8Array(new ArrayBuffer(packetBytes(1, false)));
-  private readonly monoView = new DataView(this.monoPacket.buffer);
-  private readonly monoSilent = this.monoPacket.subarray(0, packetBytes(1, true));
+  /** The stream as PCM16 mono, for congested peers of a stereo sender (encoded only while one needs it): no copies, but the pair's when two quanta go per packet. */
+  private readonly mono16 = new StreamEncoder(SampleFormat.PCM16);
+  /** Quanta per packet: 1, or 2 (every other quantum, with the one before as the first copy). */
+  private perPacket: QuantaPerPacket = 1;
+  /** The room's redundancy setting (copies of earlier packets each one carries). */
+  private redundancy = 0;
   /** Test build only (see net.worker.ts): null or empty in production. */
   private readonly clockSkew: TestClockSkew | null;
   /** The microphone read straight from its track (the normal path); the capture ring is the fallback. */
@@ -125,19 +132,33 @@ export class Sender {
   }
 
   setRedundancy(frames: number): void {
-    const n = Math.max(0, Math.min(MAX_REDUNDANCY, Math.round(frames)));
-    this.pcm16.history.frames = this.pcm24.history.frames = n;
+    this.redundancy = Math.max(0, Math.min(MAX_REDUNDANCY, Math.round(frames)));
+    this.keepHistory();
   }
 
-  /** Redundant copies each packet carries (the room's setting). */
+  /** Redundant copies of earlier packets each packet carries (the room's setting). */
   get redundancyFrames(): number {
-    return this.pcm16.history.frames;
+    return this.redundancy;
   }
 
-  setSend(channels: 1 | 2, muted: boolean, bits: SendBits): void {
+  /** Quanta per packet in use. */
+  get quantaPerPacket(): QuantaPerPacket {
+    return this.perPacket;
+  }
+
+  setSend(channels: 1 | 2, muted: boolean, bits: SendBits, perPacket: QuantaPerPacket): void {
     this.channels = channels;
     this.muted = muted;
     this.format = formatOfBits(bits);
+    this.perPacket = perPacket;
+    this.keepHistory();
+  }
+
+  /** The earlier quanta each encoder keeps: a packet's copies of its earlier packets (and, packed, its pair). */
+  private keepHistory(): void {
+    this.pcm16.history.frames = this.pcm24.history.frames = copiesOf(this.perPacket, this.redundancy);
+    this.mono16.history.frames = copiesOf(this.perPacket, 0);
+    this.pcm16.history.silentCopies = this.pcm24.history.silentCopies = this.mono16.history.silentCopies = this.perPacket === 2;
   }
 
   stop(): void {
@@ -246,26 +267,28 @@ export class Sender {
     if (!wide) this.pcm24.skip();
     else if (legacy) this.pcm16.encode(this.frame, this.channels, this.streamId, this.seq, captureUs);
     else this.pcm16.skip();
-    const dropped = __TUTTI_TEST__ && this.test.dropEvery !== undefined && this.test.dropEvery >= 2 && this.seq % this.test.dropEvery === 0;
-    let monoLen = 0;
+    let mono = false;
+    if (this.channels === 2) for (let i = 0; i < peers.length; i++) if (peers[i]!.mono) mono = true;
+    if (mono) this.mono16.encode(this.frame, 1, this.streamId, this.seq, captureUs);
+    else this.mono16.skip();
+    // Two quanta per packet: the first of each pair waits for the second, which carries it.
+    const packed = this.perPacket === 2;
+    const held = packed && (this.seq & 1) === 0;
+    const packet = packed ? this.seq >>> 1 : this.seq;
+    const dropped = held || (__TUTTI_TEST__ && this.test.dropEvery !== undefined && this.test.dropEvery >= 2 && packet % this.test.dropEvery === 0);
+    if (!held) this.packets++;
     const sendMs = performance.now();
     for (let i = 0; i < peers.length; i++) {
       const p = peers[i]!;
       const ch = p.channel;
       if (dropped || ch.readyState !== 'open') continue;
-      let bytes: Uint8Array<ArrayBuffer>;
-      const enc = wide && p.wire >= VERSION_PCM24 ? this.pcm24 : this.pcm16;
-      if (p.mono && this.channels === 2) {
-        // The bottom of the governor's ladder: this frame mixed down to PCM16 mono, no copies.
-        if (monoLen === 0) monoLen = encodePacket(this.monoPacket, this.monoView, this.frame, 1, this.streamId, this.seq, captureUs);
-        bytes = monoLen === this.monoPacket.length ? this.monoPacket : this.monoSilent;
-      } else {
-        // A peer whose link cannot afford all the copies gets a prefix of the packet.
-        bytes = enc.withCopies(p.copies);
-      }
+      // The bottom of the governor's ladder: PCM16 mono (no copies but the pair's). Else a peer
+      // whose link cannot afford all the copies gets a prefix of the packet.
+      const enc = p.mono && this.channels === 2 ? this.mono16 : wide && p.wire >= VERSION_PCM24 ? this.pcm24 : this.pcm16;
+      const bytes = enc.withCopies(enc === this.mono16 ? copiesOf(this.perPacket, 0) : copiesOf(this.perPacket, p.copies));
       const n = bytes.length;
       if (p.queue.congested(ch, sendMs)) {
-        p.sendDropped++; // congested: drop rather than queue (it would only arrive late)
+        p.sendDropped += this.perPacket; // congested: drop rather than queue (it would only arrive late)
         enc.restore();
         continue;
       }
@@ -284,4 +307,15 @@ export class Sender {
     this.seq = seqAdd(this.seq, 1);
     this.sent++;
   }
+}
+
+/**
+ * Copies a packet carries: `redundancy` copies of earlier quanta at one quantum per packet; at two,
+ * the pair's first and nothing more. Two stereo PCM16 quanta (1038 bytes) fit one SCTP packet
+ * (~1160 bytes of message in Chromium's); with the room's copies on top (2062 bytes) SCTP splits
+ * each message over two datagrams, and the packets saved are spent again (measured: bench/room-cpu.ts,
+ * docs/BENCHMARKS.md). So a lost packet loses both quanta (concealed), the price of half the packets.
+ */
+export function copiesOf(perPacket: QuantaPerPacket, redundancy: number): number {
+  return perPacket === 2 ? 1 : Math.min(MAX_REDUNDANCY, redundancy);
 }

@@ -2,7 +2,7 @@
 // events for every FromWorker message, and the worker's lifetime. Components never postMessage.
 
 import type { InputChannels } from '../shared/input-channels.ts';
-import type { SendBits } from '../shared/wire.ts';
+import type { QuantaPerPacket, SendBits } from '../shared/wire.ts';
 import type { HeardMemory, RecordMemory } from '../shared/memory-layout.ts';
 import type { MetronomeState } from '../shared/metronome.ts';
 import type { ClockRefMessage, FromWorker, InitMessage, OutputDropouts, PeerClosedReason, StatsMessage, ToWorker, TraceMessage } from '../shared/worker-protocol.ts';
@@ -103,8 +103,8 @@ export class NetBridge {
       this.post({ type: 'get-trace' });
     });
   }
-  setSend(channels: 1 | 2, muted: boolean, bits: SendBits): void {
-    this.post({ type: 'set-send', channels, muted, bits });
+  setSend(channels: 1 | 2, muted: boolean, bits: SendBits, perPacket: QuantaPerPacket): void {
+    this.post({ type: 'set-send', channels, muted, bits, perPacket });
   }
   /** Hand the microphone's MediaStreamTrackProcessor stream to the worker (transferred). */
   setCaptureSource(readable: ReadableStream<AudioData>): void {

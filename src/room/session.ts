@@ -7,7 +7,7 @@
 import { MAX_DEPTH, MAX_REDUNDANCY, MIN_DEPTH, DEFAULT_DEPTH, DEFAULT_REDUNDANCY } from '../shared/constants.ts';
 import type * as Y from 'yjs';
 import type { StatsMessage } from '../shared/worker-protocol.ts';
-import { WIRE_VERSION, type SendBits } from '../shared/wire.ts';
+import { WIRE_VERSION, type QuantaPerPacket, type SendBits } from '../shared/wire.ts';
 import { MAX_ROOM_TITLE, parseControlRequest, type MemberState, type MixState, type QualitySummary, type RecordingState, type Role, type ClockState } from '../shared/signaling-protocol.ts';
 import { AudioEngine, type EngineOptions } from '../engine/audio-engine.ts';
 import type { RecorderBridge } from '../engine/recorder-bridge.ts';
@@ -37,6 +37,8 @@ const FULL_SCALE = 0.999;
 
 /** Where this device keeps the resolution it sends (a sender's choice: the interface stays the same). */
 const BITS_KEY = 'tutti.bits';
+/** Where this device keeps its quanta per packet (2 on a computer too busy for a packet every 2.67 ms). */
+const PER_PACKET_KEY = 'tutti.perPacket';
 
 /**
  * The player's audio choices: made on the join form, changed in the room, kept for the next room
@@ -46,6 +48,8 @@ export class AudioChoices {
   channels: 1 | 2 = 2;
   /** Sample resolution sent: 16 (the default) or 24 bits; this device remembers the last choice. */
   bits: SendBits = localStorage.getItem(BITS_KEY) === '24' ? 24 : 16;
+  /** Quanta per packet sent: 1 (the default, lowest latency) or 2 (half the packets); this device remembers the last choice. */
+  perPacket: QuantaPerPacket = localStorage.getItem(PER_PACKET_KEY) === '2' ? 2 : 1;
   depth = DEFAULT_DEPTH;
   /** Automatic depth (`depth` is then the fallback for manual). */
   adaptive = true;
@@ -162,7 +166,7 @@ export class Session extends EventTarget {
       };
       room.setSelf(self);
       // The choices carried over from the last room (or the join form): mute, channels, resolution.
-      engine?.net.setSend(choices.channels, choices.muted, choices.bits);
+      engine?.net.setSend(choices.channels, choices.muted, choices.bits, choices.perPacket);
       engine?.setClickGain(choices.click);
       const tracks = new TrackRegistry();
       // The lesson's events reach the session once it exists (verification is asynchronous).
@@ -529,7 +533,7 @@ export class Session extends EventTarget {
   /** Our send: muted by us, or by the teacher. */
   private applySend(): void {
     const c = this.choices;
-    this.engine?.net.setSend(c.channels, c.muted || this.mutedByTeacher, c.bits);
+    this.engine?.net.setSend(c.channels, c.muted || this.mutedByTeacher, c.bits, c.perPacket);
   }
 
   // ---- the player's controls -------------------------------------------------------------------
@@ -546,6 +550,14 @@ export class Session extends EventTarget {
     this.choices.channels = channels;
     this.applySend();
     this.room.patchSelf({ format: channels === 1 ? 'mono' : 'stereo' });
+    this.changed();
+  }
+
+  /** Send a packet every quantum (1) or every other one, carrying both (2): this device remembers it. */
+  setPerPacket(perPacket: QuantaPerPacket): void {
+    this.choices.perPacket = perPacket;
+    localStorage.setItem(PER_PACKET_KEY, String(perPacket));
+    this.applySend();
     this.changed();
   }
 

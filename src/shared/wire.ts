@@ -107,6 +107,14 @@ export type SampleFormat = (typeof SampleFormat)[keyof typeof SampleFormat];
 
 export const BYTES_PER_SAMPLE: Record<SampleFormat, number> = { 0: 2, 1: 3, 2: 4 };
 
+/**
+ * Quanta a sender puts in one packet: 1 (a packet every 2.67 ms, the lowest latency), or 2 (every
+ * other quantum, carrying the one before as its first redundant copy: half the packets for a busy
+ * computer, 2.67 ms later for the first of each pair). No new field: a receiver takes the copy as
+ * it takes any (FLAG.REDUNDANCY_MASK), so every Tutti decodes it.
+ */
+export type QuantaPerPacket = 1 | 2;
+
 /** The sample formats a sender may choose, by bit depth (the UI's and the page's name for them). */
 export type SendBits = 16 | 24;
 export function formatOfBits(bits: SendBits): SampleFormat {
@@ -286,6 +294,13 @@ export function encodePacket(
 export class RedundancyHistory {
   /** Frames to carry (0..MAX_REDUNDANCY). */
   frames = 0;
+  /**
+   * Carry the copies even when they and the current quantum are all silence (then the packet is
+   * zeros, not header-only). A sender with two quanta per packet needs it: the copy of the pair's
+   * first is its only packet, and a SILENT packet stands for its own quantum alone (v1 allows no
+   * copies on it).
+   */
+  silentCopies = false;
   private readonly bytes = new Uint8Array(MAX_REDUNDANCY * MAX_QUANTUM_BYTES);
   private readonly nonZero = new Uint8Array(MAX_REDUNDANCY);
   private readonly channels = new Uint8Array(MAX_REDUNDANCY);
@@ -308,7 +323,7 @@ export class RedundancyHistory {
       if (this.nonZero[k]) anyNonZero = true;
       n++;
     }
-    if (anyNonZero) {
+    if (anyNonZero || this.silentCopies) {
       for (let k = 0; k < n; k++) {
         const src = k * MAX_QUANTUM_BYTES;
         const dst = end + k * qb;

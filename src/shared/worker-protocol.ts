@@ -5,7 +5,7 @@
 import type { InputChannels } from './input-channels.ts';
 import type { CaptureMemory, HeardMemory, RecordMemory } from './memory-layout.ts';
 import type { MetronomeState } from './metronome.ts';
-import type { SendBits } from './wire.ts';
+import type { QuantaPerPacket, SendBits } from './wire.ts';
 
 /** Test-only switches; never set by the UI. */
 export interface TestOptions {
@@ -105,6 +105,8 @@ export interface SetSendMessage {
   muted: boolean;
   /** Sample resolution: PCM16 (the default) or PCM24 (to peers that decode it; PCM16 to the others). */
   bits: SendBits;
+  /** Quanta per packet (wire.ts QuantaPerPacket): 1, the default, or 2 for a busy computer. */
+  perPacket: QuantaPerPacket;
 }
 /**
  * A take starts or stops (null). `input`: push every captured quantum, dry (before the input gain),
@@ -321,6 +323,10 @@ export interface StatsMessage {
   type: 'stats';
   sent: number;
   sendFramesPerSecond: number;
+  /** Packets a second to each peer (send rounds: sendFramesPerSecond / perPacket while nothing is dropped). */
+  sendPacketsPerSecond: number;
+  /** Quanta per packet in use (the player's choice). */
+  perPacket: QuantaPerPacket;
   /** Quanta the capture worklet dropped because the worker fell behind by a whole ring. */
   captureOverflows: number;
   /** Frames the microphone's track lost because the worker fell behind its queue (the track capture path). */

@@ -4,7 +4,7 @@
 
 import { readFileSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
-import { joinRoom, setRedundancy } from '../support/browsers.ts';
+import { THREE_ON_TWO_CORES, joinRoom, setRedundancy } from '../support/browsers.ts';
 import { stats, waitForPeers } from '../support/stats.ts';
 import { setDropEvery } from '../support/taps.ts';
 import { roomSuite } from '../support/suite.ts';
@@ -17,8 +17,8 @@ test('connections at a glance: the same light per pair on every member\'s view, 
   const { wav } = suite;
   const [alice, bob, carol] = await Promise.all([suite.launch({ wav: wav.a }), suite.launch({ wav: wav.b }), suite.launch({ wav: wav.a })]);
   const room = 'lights-' + Date.now();
-  await joinRoom(alice.page, suite.server.url, room, 'Alice');
-  await joinRoom(bob.page, suite.server.url, room, 'Bob');
+  await joinRoom(alice.page, suite.server.url, room, 'Alice', THREE_ON_TWO_CORES);
+  await joinRoom(bob.page, suite.server.url, room, 'Bob', THREE_ON_TWO_CORES);
   await waitForPeers(alice.page, 1);
   await setRedundancy(alice.page, 'Off');
   const pair = (page: typeof alice.page, names: string) => page.locator(`li[data-pair="${names}"]`);
@@ -27,7 +27,7 @@ test('connections at a glance: the same light per pair on every member\'s view, 
 
   // Carol joins (test build, redundancy off at all three): once every view shows the same three
   // lights, her sender starts dropping one frame in four before it reaches any channel.
-  await joinRoom(carol.page, suite.server.url, room, 'Carol', { query: 'test=tap' });
+  await joinRoom(carol.page, suite.server.url, room, 'Carol', { query: 'test=tap', ...THREE_ON_TWO_CORES });
   await setRedundancy(carol.page, 'Off');
   const lights = async (page: typeof alice.page): Promise<string[]> =>
     (await page.locator('li[data-pair]').evaluateAll((els) => els.map((e) => `${e.getAttribute('data-pair')}:${e.getAttribute('data-light')}`))).sort();

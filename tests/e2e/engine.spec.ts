@@ -7,7 +7,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { installAudit, readAudit } from '../support/audit.ts';
-import { joinRoom, launchPeer, netWorker, type PeerBrowser } from '../support/browsers.ts';
+import { THREE_ON_TWO_CORES, joinRoom, launchPeer, netWorker, type PeerBrowser } from '../support/browsers.ts';
 import { startServer, type RunningServer } from '../support/server.ts';
 import { FRAMES_PER_SECOND, delta, onlyPeer, stats, waitForPeers } from '../support/stats.ts';
 import { feedExactInput } from '../support/exact-input.ts';
@@ -159,6 +159,54 @@ test('two browsers hear each other: bit-exact PCM, no late or lost frames, main 
   }
 });
 
+test('two quanta per packet, chosen in the room view: half the packets, every frame bit-exact from the copies, nothing lost or late; the other side unchanged', async () => {
+  const peers: PeerBrowser[] = [];
+  try {
+    const a = await launchPeer({ wav: wav.a });
+    const b = await launchPeer({ wav: wav.b });
+    peers.push(a, b);
+    await joinRoom(a.page, server.url, 'packed', 'Alice');
+    await joinRoom(b.page, server.url, 'packed', 'Bob');
+    await waitForPeers(a.page, 1);
+    await waitForPeers(b.page, 1);
+    // Bob, on a busy computer, picks 5.3 ms packets in the room view.
+    await b.page.locator('select[name=per-packet]').selectOption('2');
+    await expect.poll(async () => (await stats(b.page))?.perPacket, { timeout: 5000 }).toBe(2);
+    await a.page.waitForTimeout(3000); // Alice's depth meets the pairs
+
+    const before = [await stats(a.page), await stats(b.page)];
+    await a.page.waitForTimeout(10_500);
+    const after = [await stats(a.page), await stats(b.page)];
+    const fromBob = delta(before[0]!.peers[0]!, after[0]!.peers[0]!);
+    const fromAlice = delta(before[1]!.peers[0]!, after[1]!.peers[0]!);
+    const bobDropped = after[1]!.peers[0]!.sendDropped - before[1]!.peers[0]!.sendDropped;
+    console.log(`Bob sends ${after[1]!.sendFramesPerSecond} frames/s in ${after[1]!.sendPacketsPerSecond} packets/s, Alice ${after[0]!.sendFramesPerSecond} in ${after[0]!.sendPacketsPerSecond}; Alice from Bob over 10 s: +${fromBob.received} as packets, +${fromBob.recovered} from their copies, late ${fromBob.late}, lost ${fromBob.lost}, underruns ${fromBob.underruns}, depth ${after[0]!.peers[0]!.depth}, latency p50 ${after[0]!.peers[0]!.latencyMs?.p50} ms (Bob from Alice ${after[1]!.peers[0]!.latencyMs?.p50} ms); Bob's sender dropped ${bobDropped}`);
+    expect(after[1]!.sendFramesPerSecond, "Bob's frames a second").toBeGreaterThan(FRAMES_PER_SECOND * 0.95);
+    expect(Math.abs(after[1]!.sendPacketsPerSecond - FRAMES_PER_SECOND / 2), "Bob's packets a second: half his frames").toBeLessThanOrEqual(FRAMES_PER_SECOND * 0.05);
+    expect(Math.abs(after[0]!.sendPacketsPerSecond - FRAMES_PER_SECOND), "Alice's: one per frame").toBeLessThanOrEqual(FRAMES_PER_SECOND * 0.05);
+    // Every one of Bob's frames reaches Alice: one of each pair as the packet, the other from its copy.
+    expect(fromBob.received + fromBob.recovered, 'frames from Bob in 10 s').toBeGreaterThan(FRAMES_PER_SECOND * 10 * 0.95);
+    expect(Math.abs(fromBob.recovered - fromBob.received), 'half of them from the copies').toBeLessThanOrEqual(FRAMES_PER_SECOND * 0.2);
+    expect(fromBob.late + fromBob.lost + bobDropped, 'late, lost or dropped').toBe(0);
+    expect(fromAlice.recovered + fromAlice.lost + fromAlice.late, "Alice's stream: one frame per packet, as before").toBe(0);
+
+    // Bit-exact: every frame Alice decoded of Bob's, from a packet or a copy, is what he encoded.
+    const tapA = await readTap(a.page);
+    const tapB = await readTap(b.page);
+    const [bId] = Object.keys(tapA.received);
+    const bToA = compareTaps(tapB, tapA.received[bId!]!);
+    console.log(`bit-exact B→A at two quanta per packet: ${bToA.compared} frames compared, ${bToA.mismatched} differ`);
+    expect(bToA.compared).toBeGreaterThan(FRAMES_PER_SECOND * 12);
+    expect(bToA.mismatched).toBe(0);
+    // The choice is this device's: a new page load keeps it.
+    await joinRoom(b.page, server.url, 'packed', 'Bob');
+    await expect(b.page.locator('select[name=per-packet]')).toHaveValue('2');
+    await expect.poll(async () => (await stats(b.page))?.perPacket, { timeout: 10_000 }).toBe(2);
+  } finally {
+    await Promise.all(peers.map((p) => p.close()));
+  }
+});
+
 test('a third peer (sending mono) is mixed in, bit-exact; a peer that leaves frees its channel and slot', async () => {
   const peers: PeerBrowser[] = [];
   try {
@@ -291,7 +339,10 @@ test('24-bit: switched on live, a sender\'s stream is its 24-bit input verbatim 
 
     // Carol's app predates 24-bit (test switch: she publishes no wire version and her decoder
     // rejects version-2 packets). Alice sends her PCM16, Bob still PCM24; nothing is rejected.
-    await joinRoom(c.page, server.url, 'duo24', 'Carol', { query: 'test=tap&wire=1' });
+    // Three browsers on two cores: each picks two quanta per packet (THREE_ON_TWO_CORES), the two
+    // in the room already from their room views.
+    for (const p of [a.page, b.page]) await p.locator('select[name=per-packet]').selectOption('2');
+    await joinRoom(c.page, server.url, 'duo24', 'Carol', { query: 'test=tap&wire=1', ...THREE_ON_TWO_CORES });
     await waitForPeers(c.page, 2);
     await waitForPeers(a.page, 2);
     await c.page.waitForTimeout(6500);

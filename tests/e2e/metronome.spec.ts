@@ -22,7 +22,7 @@
 
 import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
-import { joinRoom } from '../support/browsers.ts';
+import { THREE_ON_TWO_CORES, joinRoom } from '../support/browsers.ts';
 import { delta, onlyPeer, waitForPeers } from '../support/stats.ts';
 import { clockCheck } from '../support/taps.ts';
 import { TEST_TMP, roomSuite } from '../support/suite.ts';
@@ -148,10 +148,10 @@ test('metronome together: three processes, one clock skewed, every click on its 
   const { wav } = suite;
   const [alice, bob, carol] = await Promise.all([suite.launch({ wav: wav.a }), suite.launch({ wav: wav.b }), suite.launch({ wav: wav.a })]);
   const room = 'metronome-' + Date.now();
-  await joinRoom(alice.page, suite.server.url, room, 'Alice', { query: 'test=tap&onsets=1' });
+  await joinRoom(alice.page, suite.server.url, room, 'Alice', { query: 'test=tap&onsets=1', ...THREE_ON_TWO_CORES });
   await expect(alice.page.getByTestId('shared-clock')).toHaveAttribute('data-state', 'self', { timeout: 15_000 });
-  await joinRoom(bob.page, suite.server.url, room, 'Bob', { query: 'test=tap&onsets=1' });
-  await joinRoom(carol.page, suite.server.url, room, 'Carol', { query: 'test=tap&onsets=1&clockOffsetMs=40&clockPpm=300&captureRatio=1.0003' });
+  await joinRoom(bob.page, suite.server.url, room, 'Bob', { query: 'test=tap&onsets=1', ...THREE_ON_TWO_CORES });
+  await joinRoom(carol.page, suite.server.url, room, 'Carol', { query: 'test=tap&onsets=1&clockOffsetMs=40&clockPpm=300&captureRatio=1.0003', ...THREE_ON_TWO_CORES });
   const pages = { Alice: alice.page, Bob: bob.page, Carol: carol.page };
   for (const p of Object.values(pages)) await waitForPeers(p, 2);
   for (const p of [bob.page, carol.page]) await expect(p.getByTestId('shared-clock')).toHaveText(/Shared clock: Alice's/, { timeout: 15_000 });

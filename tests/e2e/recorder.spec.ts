@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type { TakeInfo, TrackInfo } from '../../src/shared/recorder-protocol.ts';
 import { entryNames, shiftFrames } from '../../workers/take-export.ts';
 import { LOSS_SEEN_WITHIN_WINDOWS, LOSS_WINDOW_BUFFERS } from '../../workers/track-capture.ts';
-import { joinRoom, launchPeer, launchPersistentPeer, type PeerBrowser } from '../support/browsers.ts';
+import { THREE_ON_TWO_CORES, joinRoom, launchPeer, launchPersistentPeer, type PeerBrowser } from '../support/browsers.ts';
 import { feedExactInput } from '../support/exact-input.ts';
 import { startServer, type RunningServer } from '../support/server.ts';
 import { stats, waitForPeers } from '../support/stats.ts';
@@ -350,9 +350,9 @@ test('a band take: each participant as heard and the mix on one timeline, to the
     await feedExactInput(alice.page, input);
     await feedExactInput(bob.page, bobWav);
     await feedExactInput(carol.page, carolWav);
-    await joinRoom(alice.page, server.url, 'rec-band', 'Alice');
-    await joinRoom(bob.page, server.url, 'rec-band', 'Bob');
-    await joinRoom(carol.page, server.url, 'rec-band', 'Carol');
+    await joinRoom(alice.page, server.url, 'rec-band', 'Alice', THREE_ON_TWO_CORES);
+    await joinRoom(bob.page, server.url, 'rec-band', 'Bob', THREE_ON_TWO_CORES);
+    await joinRoom(carol.page, server.url, 'rec-band', 'Carol', THREE_ON_TWO_CORES);
     await waitForPeers(alice.page, 2);
 
     await alice.page.getByRole('button', { name: 'Record a take' }).click();
@@ -361,7 +361,7 @@ test('a band take: each participant as heard and the mix on one timeline, to the
     await bob.page.getByRole('button', { name: 'Leave' }).click();
     await expect.poll(async () => (await stats(alice.page))?.peers.length ?? -1, { timeout: 30_000, intervals: [250] }).toBe(1);
     await alice.page.waitForTimeout(2000);
-    await joinRoom(bob.page, server.url, 'rec-band', 'Bob');
+    await joinRoom(bob.page, server.url, 'rec-band', 'Bob', THREE_ON_TWO_CORES);
     await waitForPeers(alice.page, 2);
     await expect.poll(() => recordedSeconds(alice.page), { timeout: 60_000, intervals: [500] }).toBeGreaterThanOrEqual(20);
     const oneWayShown = ((await stats(alice.page))?.peers ?? []).map((p) => p.oneWayMs?.p50 ?? null);

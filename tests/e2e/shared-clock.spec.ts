@@ -9,7 +9,7 @@
 // must match that peer's own clock as the machine sees it.
 
 import { expect, test, type Page } from '@playwright/test';
-import { joinRoom } from '../support/browsers.ts';
+import { THREE_ON_TWO_CORES, joinRoom } from '../support/browsers.ts';
 import { stats, waitForPeers } from '../support/stats.ts';
 import { clockCheck } from '../support/taps.ts';
 import { roomSuite } from '../support/suite.ts';
@@ -24,12 +24,12 @@ test('shared clock: three processes agree within 1 ms, a skewed clock is measure
   const { wav } = suite;
   const [alice, bob, carol] = await Promise.all([suite.launch({ wav: wav.a }), suite.launch({ wav: wav.b }), suite.launch({ wav: wav.a })]);
   const room = 'clock-' + Date.now();
-  await joinRoom(alice.page, suite.server.url, room, 'Alice');
+  await joinRoom(alice.page, suite.server.url, room, 'Alice', THREE_ON_TWO_CORES);
   const label = (p: Page) => p.getByTestId('shared-clock');
   // Alone for 3 s, Alice starts the room's timeline.
   await expect(label(alice.page)).toHaveAttribute('data-state', 'self', { timeout: 15_000 });
-  await joinRoom(bob.page, suite.server.url, room, 'Bob');
-  await joinRoom(carol.page, suite.server.url, room, 'Carol', { query: `test=tap&${SKEW}` });
+  await joinRoom(bob.page, suite.server.url, room, 'Bob', THREE_ON_TWO_CORES);
+  await joinRoom(carol.page, suite.server.url, room, 'Carol', { query: `test=tap&${SKEW}`, ...THREE_ON_TWO_CORES });
   for (const p of [alice, bob, carol]) await waitForPeers(p.page, 2);
   for (const p of [bob, carol]) await expect(label(p.page)).toHaveText(/Shared clock: Alice's, yours within ± \d+\.\d\d ms/, { timeout: 15_000 });
   await expect(label(alice.page)).toHaveAttribute('data-state', 'self');

@@ -57,8 +57,17 @@ export async function launchPersistentPeer(dir: string, opts: { context?: Browse
   return { context, page, close: () => context.close() };
 }
 
-/** Join a room through the UI as a person would (the room name typed in, or already in the link). */
-export async function joinRoom(page: Page, baseUrl: string, room: string, name: string, opts: { channels?: 1 | 2; query?: string; password?: string; role?: 'Teacher' | 'Student' | 'Listener'; instrument?: string } = {}): Promise<void> {
+/**
+ * Three browsers in one room on a two-core machine: each picks two quanta per packet in its room
+ * view, as a player on a computer that cannot keep up would. That machine carries three pages at
+ * one quantum per packet only with thousands of glitches in 10 s, at two with a tenth of them
+ * (`npx tsx bench/room-cpu.ts 3 10 3 [1|2]`, docs/BENCHMARKS.md "room-cpu"); the three-person
+ * tests are about the room (lights, clock, metronome, takes), not the packet size.
+ */
+export const THREE_ON_TWO_CORES = { perPacket: 2 } as const;
+
+/** Join a room through the UI as a person would (the room name typed in, or already in the link); `perPacket` 2: then pick two quanta per packet in the room view. */
+export async function joinRoom(page: Page, baseUrl: string, room: string, name: string, opts: { channels?: 1 | 2; query?: string; password?: string; role?: 'Teacher' | 'Student' | 'Listener'; instrument?: string; perPacket?: 1 | 2 } = {}): Promise<void> {
   await page.goto(`${baseUrl}/?${opts.query ?? 'test=tap'}`);
   await page.getByRole('textbox', { name: 'Your name' }).fill(name);
   await page.getByRole('textbox', { name: 'Room' }).fill(room);
@@ -68,6 +77,7 @@ export async function joinRoom(page: Page, baseUrl: string, room: string, name: 
   if (opts.channels === 1) await page.getByLabel('Mono').check();
   await page.getByRole('button', { name: 'Join' }).click();
   await page.getByRole('button', { name: 'Leave' }).waitFor({ timeout: 20_000 });
+  if (opts.perPacket === 2) await page.locator('select[name=per-packet]').selectOption('2');
 }
 
 /** The page's network worker (named tutti-net), for reading its test tap directly. */

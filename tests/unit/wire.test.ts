@@ -338,6 +338,20 @@ describe('redundancy: previous quanta carried after the current one (flags bits 
     assert.ok(decoded(sent[4]!.bytes, sent[4]!.len, 0).dst.every((x) => x === 0));
   });
 
+  test('silentCopies (two quanta per packet): all silence still carries its copies, as zeros', () => {
+    const hist = new RedundancyHistory();
+    hist.frames = 1;
+    hist.silentCopies = true;
+    const zero = new Float32Array(QUANTUM_SAMPLES);
+    const first = freshPacket();
+    assert.equal(encodePacket(first.bytes, first.view, zero, 2, 1, 200, 0, hist), HEADER.SIZE, 'no history yet: header-only SILENT');
+    const { bytes, view } = freshPacket();
+    const len = encodePacket(bytes, view, zero, 2, 1, 201, 0, hist);
+    assert.equal(len, packetBytes(2, false, 1), 'the pair: current and copy, as zeros');
+    assert.equal(bytes[HEADER.FLAGS], 1 << FLAG.REDUNDANCY_SHIFT);
+    assert.ok(decoded(bytes, len, 1).dst.every((x) => x === 0));
+  });
+
   test('a channel-count change or reset() empties the history; frames = 0 sends none', () => {
     const rng = mulberry32(6);
     const hist = new RedundancyHistory();
