@@ -53,9 +53,9 @@ export class RemotePeer {
   sendDroppedSeen = 0;
   /** Redundant copies this link can afford (lowered while it is congested). */
   readonly governor = new SendGovernor(performance.now());
-  /** Redundant copies sent to this peer now (the governor's level and the room setting). */
+  /** Redundant copies of earlier quanta this peer may get now (the governor's level and the room setting; at two quanta per packet it gets the pair's copy only, sender.ts copiesOf). */
   copies = MAX_REDUNDANCY;
-  /** This peer gets a mono mixdown without copies (its link is congested even so). */
+  /** This peer gets a mono mixdown without copies, but the pair's at two quanta per packet (its link is congested even so). */
   mono = false;
   constructor(
     readonly id: string,
