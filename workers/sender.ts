@@ -285,7 +285,7 @@ export class Sender {
       // The bottom of the governor's ladder: PCM16 mono (no copies but the pair's). Else a peer
       // whose link cannot afford all the copies gets a prefix of the packet.
       const enc = p.mono && this.channels === 2 ? this.mono16 : wide && p.wire >= VERSION_PCM24 ? this.pcm24 : this.pcm16;
-      const bytes = enc.withCopies(enc === this.mono16 ? copiesOf(this.perPacket, 0) : copiesOf(this.perPacket, p.copies));
+      const bytes = enc.withCopies(copiesOf(this.perPacket, enc === this.mono16 ? 0 : p.copies));
       const n = bytes.length;
       if (p.queue.congested(ch, sendMs)) {
         p.sendDropped += this.perPacket; // congested: drop rather than queue (it would only arrive late)
