@@ -53,6 +53,8 @@ class ActiveTake {
   private busyMs = 0;
   private lastStatusAt = performance.now();
   private ticks = 0;
+  /** Gaps (input and heard) the sidecar on disk lists. */
+  private gapsSaved = 0;
 
   constructor(
     readonly info: TakeInfo,
@@ -118,8 +120,21 @@ class ActiveTake {
       this.input.append(this.chunk, rest / 2);
     }
     this.heard?.drain(performance.now());
+    this.saveNewGaps();
     const heardFrames = this.heard?.renderedFrames ?? null;
     if (heardFrames !== null && this.input.frames > 0) this.clocks.add(this.input.frames, heardFrames);
+  }
+
+  /**
+   * A gap just went into a track (silence for frames lost): the sidecar says so now, not at the
+   * next periodic rewrite, so a take recovered after a crash explains every silence it holds
+   * (the silence reaches the disk with the next append; the sidecar follows within one write).
+   */
+  private saveNewGaps(): void {
+    const gaps = this.info.gaps.length + (this.info.heardGaps?.length ?? 0);
+    if (gaps === this.gapsSaved) return;
+    this.gapsSaved = gaps;
+    void writeSidecar(this.dir, this.info).catch((err: unknown) => void this.end(err));
   }
 
   /** The two clocks' drift so far, into the sidecar's alignment. */

@@ -127,6 +127,8 @@ export class Sender {
 
   /** Start (a take's record memory) or stop (null) pushing our dry input into a record ring. */
   setRecordInput(memory: RecordMemory | null): void {
+    // A take stopping: a loss the capture has begun to see goes into it before it ends.
+    if (!memory && this.record) this.track.settleLoss();
     this.record = memory ? new RecordViews(memory) : null;
     this.recordStarted = false;
   }

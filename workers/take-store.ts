@@ -18,8 +18,20 @@ export async function takeDir(id: string, create = false): Promise<FileSystemDir
   return (await takesDir()).getDirectoryHandle(id, { create });
 }
 
-/** Write the sidecar whole (truncate, write, flush): a crash leaves the previous or the new one. */
-export async function writeSidecar(dir: FileSystemDirectoryHandle, take: TakeInfo): Promise<void> {
+/** The sidecar writes of this worker, one after another (a file takes one access handle at a time). */
+let sidecarQueue: Promise<void> = Promise.resolve();
+
+/**
+ * Write the sidecar whole (truncate, write, flush): a crash leaves the previous or the new one.
+ * Writes queue behind each other, so any caller may write at any time.
+ */
+export function writeSidecar(dir: FileSystemDirectoryHandle, take: TakeInfo): Promise<void> {
+  const done = sidecarQueue.then(() => writeSidecarNow(dir, take));
+  sidecarQueue = done.catch(() => {});
+  return done;
+}
+
+async function writeSidecarNow(dir: FileSystemDirectoryHandle, take: TakeInfo): Promise<void> {
   const h = await (await dir.getFileHandle(SIDECAR, { create: true })).createSyncAccessHandle();
   try {
     const bytes = new TextEncoder().encode(JSON.stringify(take, null, 1));

@@ -71,6 +71,15 @@ export class TrackCapture {
     void this.pump(reader);
   }
 
+  /**
+   * A take stops: the frames lost lately that the watch has begun to see but not yet confirmed
+   * (LossWatch.settle), reported now through onLost, so the take's input ends on the clock too.
+   */
+  settleLoss(): void {
+    const lost = this.loss.settle();
+    if (lost > 0) this.sink.onLost(lost, this.loss.cause);
+  }
+
   stop(): void {
     for (const r of [this.reader, this.pending]) if (r) void r.cancel().catch(() => {});
     this.reader = this.pending = null;
@@ -166,6 +175,12 @@ export const LOSS_WINDOW_BUFFERS = 50;
  */
 export const LOSS_SEEN_WITHIN_WINDOWS = 3;
 
+/**
+ * At a take's stop, the buffers of the window still open that speak for or against a loss (with
+ * fewer, the last whole window's step stands alone).
+ */
+export const SETTLE_MIN_BUFFERS = 10;
+
 /** Why frames were lost (CaptureSink.onLost). */
 export type LossCause = 'dropped' | 'device';
 
@@ -212,6 +227,8 @@ export class LossWatch {
   private pendingAge = 0;
   /** Why the last loss reported happened. */
   cause: LossCause = 'dropped';
+  /** Frames of the last buffer added (the unit of a loss). */
+  private lastN = 0;
 
   reset(): void {
     this.started = false;
@@ -234,6 +251,7 @@ export class LossWatch {
     }
     const ahead = ((firstUs - this.startUs) * SAMPLE_RATE) / 1e6 - this.frames;
     this.frames += n;
+    this.lastN = n;
     if (ahead < this.windowMin) this.windowMin = ahead;
     const age = (readUs - firstUs) / 1000;
     if (age > this.windowAge) this.windowAge = age;
@@ -259,7 +277,36 @@ export class LossWatch {
       this.pendingAge = around;
       return 0;
     }
-    const lost = Math.round(Math.min(step, this.pending) / n) * n;
+    return this.confirm(Math.min(step, this.pending), n, low);
+  }
+
+  /**
+   * The stream stops being read (a take's end): decide now what the next windows would have. A
+   * step the last whole window showed is a loss (unless SETTLE_MIN_BUFFERS or more of the open
+   * window say otherwise); so is a step the open window shows alone over SETTLE_MIN_BUFFERS or
+   * more. No window will come to prove either a stretch of late stamps; if one was, the take
+   * ends in one buffer of silence more, after all its sound, where a loss missed would put its
+   * last second early against the heard tracks. Returns the frames, as add() does; only a loss
+   * inside the open window's first buffers stays unseen. Reading goes on as before.
+   */
+  settle(): number {
+    if (this.base === null || this.lastN === 0) return 0;
+    const open = this.count >= SETTLE_MIN_BUFFERS ? this.windowMin - this.base : null;
+    if (open !== null && open < this.lastN / 2) return 0;
+    const step = this.pending === null ? open : open === null ? this.pending : Math.min(open, this.pending);
+    if (step === null) return 0;
+    if (this.pending === null) this.pendingAge = Math.max(this.windowAge, this.lastWindowAge);
+    const low = this.base + step;
+    const lost = this.confirm(step, this.lastN, low);
+    this.windowMin = Infinity;
+    this.windowAge = 0;
+    this.count = 0;
+    return lost;
+  }
+
+  /** A step of `step` frames, seen in windows whose lowest is now `low`, is a loss of whole `n`-frame buffers. */
+  private confirm(step: number, n: number, low: number): number {
+    const lost = Math.round(step / n) * n;
     this.pending = null;
     this.cause = this.pendingAge >= BACKLOG_MS ? 'dropped' : 'device';
     this.frames += lost; // the silence the sink records in their place counts as delivered

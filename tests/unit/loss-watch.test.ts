@@ -3,7 +3,7 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { LOSS_SEEN_WITHIN_WINDOWS, LOSS_WINDOW_BUFFERS, LossWatch, type LossCause } from '../../workers/track-capture.ts';
+import { LOSS_SEEN_WITHIN_WINDOWS, LOSS_WINDOW_BUFFERS, LossWatch, SETTLE_MIN_BUFFERS, type LossCause } from '../../workers/track-capture.ts';
 import { mulberry32 } from './prng.ts';
 
 const N = 480;
@@ -65,6 +65,37 @@ test('loss watch: the cause of a loss: a drop behind a backlog (buffers read ~10
     for (const lose of [3_000, 3_025, 3_049, 12_345]) {
       assert.deepEqual(runWithCause(20_000, { seed, lose, backlog: true }).map(([, f, c]) => [f, c]), [[N, 'dropped']], `seed ${seed}, buffer ${lose}, behind a backlog`);
       assert.deepEqual(runWithCause(20_000, { seed, lose }).map(([, f, c]) => [f, c]), [[N, 'device']], `seed ${seed}, buffer ${lose}, read fresh`);
+    }
+  }
+});
+
+/** As run() up to `stopAt` buffers, then the take stops: the losses seen while reading, and what settle() adds. */
+function runAndSettle(stopAt: number, o: { lose?: number; seed?: number }): { seen: number; settled: number } {
+  const rng = mulberry32(o.seed ?? 1);
+  const w = new LossWatch();
+  let seen = 0;
+  for (let b = 0; b < stopAt; b++) {
+    if (b === o.lose) continue;
+    const trueUs = ((b * N) / 48_000) * 1e6;
+    const late = rng() < 0.2 ? (N / 48_000) * 1e6 : 0;
+    seen += w.add(1e12 + trueUs + late + 1000 * rng(), N, 1e12 + trueUs + 20_000 * rng());
+  }
+  return { seen, settled: w.settle() };
+}
+
+test('loss watch at a take\'s stop: a loss not yet confirmed is settled whole, once; with none, nothing is', () => {
+  for (let seed = 1; seed <= 10; seed++) {
+    // Nothing lost: wherever the take stops, nothing to settle.
+    for (let stopAt = 100; stopAt < 1_000; stopAt += 7) assert.deepEqual(runAndSettle(stopAt, { seed }), { seen: 0, settled: 0 }, `seed ${seed}, stop at ${stopAt}`);
+    // A loss, the take stopping from SETTLE_MIN_BUFFERS buffers after it: seen while reading or at the stop, once.
+    for (const lose of [500, 520, 549]) {
+      for (let stopAt = lose + 1; stopAt < lose + LOSS_SEEN_WITHIN_WINDOWS * LOSS_WINDOW_BUFFERS + 10; stopAt += 3) {
+        const r = runAndSettle(stopAt, { seed, lose });
+        // Evidence at the stop: the rest of the loss's window, then a whole window or SETTLE_MIN_BUFFERS of one.
+        if (stopAt - lose > LOSS_WINDOW_BUFFERS + SETTLE_MIN_BUFFERS + 1 || r.seen > 0) {
+          assert.equal(r.seen + r.settled, N, `seed ${seed}, lost ${lose}, stop at ${stopAt}: ${JSON.stringify(r)}`);
+        } else assert.ok(r.seen + r.settled === 0 || r.seen + r.settled === N, `seed ${seed}, lost ${lose}, stop at ${stopAt}: ${JSON.stringify(r)}`);
+      }
     }
   }
 });
