@@ -92,8 +92,10 @@ type OutputStep = { from: number; to: number; ms: number };
 
 /**
  * Record (window.__glitches) each stretch of the page's 1 Hz stats in which the only peer's audio
- * had a glitch the listener hears (an underrun: it came late, the playout waited; or a frame
- * missed): from the stats before to the stats that counted it (machine clock, ms).
+ * had a glitch the listener hears (an underrun: it came late, the playout waited; a frame missed;
+ * or quanta trimmed: the playout skipped a backlog, so what follows plays that much sooner, until
+ * the sender's advance has followed the one-way reports): from the stats before to the stats that
+ * counted it (machine clock, ms), with the quanta.
  */
 async function watchGlitches(page: Page): Promise<void> {
   await page.evaluate(`(() => {
@@ -104,7 +106,7 @@ async function watchGlitches(page: Page): Promise<void> {
       const s = app.stats;
       if (!s || s === last || s.peers.length !== 1) return;
       const now = performance.timeOrigin + performance.now();
-      const count = s.peers[0].underruns + s.peers[0].missed;
+      const count = s.peers[0].underruns + s.peers[0].missed + s.peers[0].trimmed;
       if (lastCount >= 0 && count > lastCount) glitches.push({ from: lastAt, to: now, ms: count - lastCount });
       last = s;
       lastCount = count;
@@ -329,6 +331,7 @@ test("metronome leader mode: with Bob's link delayed 30 ms, what Bob plays on hi
     else offClear.push(`${what}${near.length === 0 ? '' : explained ? ' (its events took a strike each already)' : ' (more than the events it follows)'}`);
   }
   const errors = strikes.map((x) => x.errorMs);
+  console.log(`each strike's error, ms: ${strikes.map((x) => `${x.beat}:${x.errorMs.toFixed(1)}`).join(' ')}`);
   const sorted = [...errors].sort((x, y) => x - y);
   const nowAdvance = await bob.page.evaluate(`(${session.toString()})().advance`) as { ms: number };
   console.log(`Bob's advance ${advance.ms} ms (then ${nowAdvance.ms} ms); at Alice's speaker ${errors.length} of Bob's strikes, error median ${sorted[sorted.length >> 1]?.toFixed(2)} ms, worst ${worst(errors).toFixed(2)} ms, worst away from stalls and output steps ${worst(strikes.filter((x) => !events.some((e) => follows(e, x.dueMs))).map((x) => x.errorMs)).toFixed(2)} ms`);
