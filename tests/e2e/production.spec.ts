@@ -8,7 +8,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PeerStats } from '../../src/shared/worker-protocol.ts';
-import { joinRoom, launchPeer, type PeerBrowser } from '../support/browsers.ts';
+import { THREE_ON_TWO_CORES, joinRoom, launchPeer, type PeerBrowser } from '../support/browsers.ts';
 import { feedExactInput } from '../support/exact-input.ts';
 import { BUILD_ROOT, startServer, type RunningServer } from '../support/server.ts';
 import { FRAMES_PER_SECOND, delta, stats } from '../support/stats.ts';
@@ -79,9 +79,12 @@ test(`a production page opened with ?${HOSTILE_QUERY} sends exactly what it woul
     // Both senders' inputs known sample for sample (exact-input.ts: the fake device is not).
     await feedExactInput(prod.page, wav.prod);
     await feedExactInput(control.page, wav.control);
-    await joinRoom(receiver.page, server.url, 'hostile-link', 'Receiver');
-    await joinRoom(prod.page, server.urls.production!, 'hostile-link', 'Production', { query: HOSTILE_QUERY });
-    await joinRoom(control.page, server.url, 'hostile-link', 'Control', { query: HOSTILE_QUERY });
+    // Three browsers on two cores: two quanta per packet, as the other three-person tests (at one,
+    // a clean-clone run's production sender dropped 2837 frames as congested, and the receiver's
+    // automatic depth put its latency at 312 ms). The switches under test act as before.
+    await joinRoom(receiver.page, server.url, 'hostile-link', 'Receiver', THREE_ON_TWO_CORES);
+    await joinRoom(prod.page, server.urls.production!, 'hostile-link', 'Production', { ...THREE_ON_TWO_CORES, query: HOSTILE_QUERY });
+    await joinRoom(control.page, server.url, 'hostile-link', 'Control', { ...THREE_ON_TWO_CORES, query: HOSTILE_QUERY });
     await waitForStreams(receiver.page, 2);
     expect(await workerGlobals(prod.page), 'no tap and no debug hook on the production worker, even with ?test=tap').toEqual({ tap: false, worker: false });
     expect(await workerGlobals(control.page)).toEqual({ tap: true, worker: true });
@@ -134,9 +137,10 @@ test(`a production page opened with ?${HOSTILE_QUERY} sends exactly what it woul
     expect(p.m.verbatim + p.m.mono, `every quantum is the input, sample for sample, or its mixdown: ${p.m.misses.join('; ')}`).toBe(p.m.quanta);
     expect(p.m.mono === 0 || senderDropped > 0, `${p.m.mono} mono quanta, but the sender never found the link congested`).toBe(true);
     expect(p.m.continued).toBeGreaterThan(p.m.quanta * 0.99);
-    expect(p.d.received).toBeGreaterThan(FRAMES_PER_SECOND * 6 * 0.95);
+    // Two quanta per packet: each packet's first quantum is stored from its copy (recovered).
+    expect(p.d.received + p.d.recovered, 'frames in 6 s, as packets and from their copies').toBeGreaterThan(FRAMES_PER_SECOND * 6 * 0.95);
     expect(p.d.late + p.d.rejected).toBe(0);
-    expect(p.d.recovered + p.d.lost, 'frames recovered or lost: only those the sender dropped').toBeLessThanOrEqual(senderDropped);
+    expect(p.d.lost, 'frames lost: only those the sender dropped').toBeLessThanOrEqual(senderDropped);
     expect(p.latency, 'latency measured').not.toBeNull();
     expect(p.latency!.p50, 'latency p50 (delayMs=900 would add 900 ms)').toBeLessThan(300);
 
