@@ -27,6 +27,29 @@ async function duo(room: string, aliceQuery: string): Promise<{ a: Page; b: Page
   return { a: a.page, b: b.page };
 }
 
+/**
+ * Test build: the points of the drift shown (workers/shown-drift.ts) as Bob's network worker holds
+ * them: A, the sender's samples ahead of its capture stamps, and C, our output clock ahead of the
+ * wall clock; per second, ms from each series' first point (for reading a wrong figure in a log).
+ */
+async function driftSeries(page: Page): Promise<string> {
+  const w = page.workers().find((x) => x.url().includes('net'));
+  if (!w) return 'no network worker';
+  return w.evaluate(`(() => {
+    const net = self.__tuttiWorker;
+    const dump = (line) => {
+      const out = [];
+      for (let k = 0; k < line.length; k++) {
+        const i = (line.next - line.length + k + 2 * line.capacity) % line.capacity;
+        out.push(line.v[i]);
+      }
+      return out.map((v) => (v - out[0]).toFixed(2)).join(' ');
+    };
+    const peer = [...net.peers.values()][0];
+    return 'A: ' + (peer ? dump(peer.drift.seconds.line) : 'no peer') + ' | C: ' + dump(net.output.seconds.line);
+  })()`);
+}
+
 test('a sender dropping every 20th frame: the receiver reports 5 % lost and conceals it; with redundancy it recovers them all', async () => {
   const { a, b } = await duo('drop', 'dropEvery=20');
   await setRedundancy(a, 'Off');
@@ -151,6 +174,7 @@ test('a sender whose clock runs 1000 ppm fast: the receiver holds its depth (dri
   await expect.poll(async () => (await onlyPeer(b)).driftPpm, { timeout: 75_000, intervals: [2000] }).not.toBeNull();
   const end = await onlyPeer(b);
   console.log(`+1000 ppm sender: drift shown ${end.driftPpm} ppm over ${end.driftSeconds} s; playout rate ${end.rate}`);
+  console.log(`the two series the figure is fitted on, per second (ms, each from its first point): ${await driftSeries(b)}`);
   expect(Math.abs(end.driftPpm! - 1000), `drift shown ${end.driftPpm} ppm for a sender 1000 ppm fast`).toBeLessThanOrEqual(300);
 });
 
