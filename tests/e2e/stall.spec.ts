@@ -44,6 +44,11 @@ test(`a sender whose audio and network threads stall ${STALLS} times for ${STALL
     await joinRoom(b.page, server.url, 'stall', 'Bob');
     await waitForPeers(a.page, 1);
     await waitForPeers(b.page, 1);
+    // Alice listens at a manual 8 quanta (21 ms), under one hold: each hold of Bob must show at
+    // hers as an underrun, the proof below that the holds happened. (Her automatic depth grew past
+    // 40 ms in a loaded clean-clone run, and she then played through all eight without one.)
+    await a.page.getByRole('checkbox', { name: 'Automatic jitter buffer' }).uncheck();
+    await a.page.getByRole('slider', { name: /Jitter buffer/ }).fill('8');
     const workers = pinAudioAndNetwork(await rendererPids(b.browser));
     expect(workers.length, "Bob's dedicated worker threads found").toBeGreaterThan(0);
     await a.page.waitForTimeout(3000);
