@@ -122,8 +122,18 @@ const KP = 0.001;
  */
 const KP_FAR = 0.002;
 const FAR_ERROR = 1;
-/** Depth error (quanta) treated as zero. */
+/** Depth error (quanta) treated as zero while the level rests (see STEERED). */
 const DEAD_BAND = 0.5;
+/**
+ * Once the level has left the dead band, the rate steers it back to within this much of the target
+ * before it rests again (hysteresis), not just to the band's edge. Without it, drift that the feed
+ * forward misses (a device that loses time, a clock its estimate has not caught yet) parks the
+ * level at the edge plus what the proportional term needs to carry it: a CI run of
+ * tests/e2e/truth.spec.ts (a sender 1000 ppm fast against a fake output that loses time) held a
+ * manual 8 at 8.7 between stalls, and with the stalls' excess the median of 30 s was 9.14. Clocks
+ * that agree still rest inside the band at exactly 1 (bit-exact).
+ */
+const STEERED = 0.1;
 /**
  * Drift below this is not fed forward (and above it, only the excess). Clocks that agree (two
  * browsers on one machine, or on one sound card) then play at exactly 1 while the level is inside
@@ -216,6 +226,8 @@ export class DepthController {
   /** When the drift estimators' lines were last broken (a glitch or a trim), and the last update's time. */
   private lastBreakMs = -Infinity;
   private lastNowMs = 0;
+  /** The level left the dead band on this side (+1 over, −1 under) and is being steered back (0: resting). */
+  private steering = 0;
 
   constructor(depth: number, adaptive: boolean) {
     this.manual = clampDepth(depth);
@@ -323,6 +335,7 @@ export class DepthController {
     this.bursts.clear();
     this.startMs = NaN;
     this.settling = true;
+    this.steering = 0;
   }
 
   /** The q-quantile of the last `n` entries of `series`. */
@@ -475,8 +488,13 @@ export class DepthController {
     // a half-quantum dead band keeps the rate from chasing those steps.
     const relief = this.relief();
     const raw = this.quantile(this.lows, Math.min(this.count, RECENT), 0.5) - (this.target - relief);
-    const error = raw > DEAD_BAND ? raw - DEAD_BAND : raw < -DEAD_BAND ? raw + DEAD_BAND : 0;
-    const far = error > FAR_ERROR ? error - FAR_ERROR : error < -FAR_ERROR ? error + FAR_ERROR : 0;
+    // Out of the band: steer back to the target itself; rest again once within STEERED of it or past it.
+    if (raw > DEAD_BAND) this.steering = 1;
+    else if (raw < -DEAD_BAND) this.steering = -1;
+    else if (raw * this.steering <= STEERED) this.steering = 0;
+    const error = this.steering !== 0 ? raw : 0;
+    const banded = raw > DEAD_BAND ? raw - DEAD_BAND : raw < -DEAD_BAND ? raw + DEAD_BAND : 0;
+    const far = banded > FAR_ERROR ? banded - FAR_ERROR : banded < -FAR_ERROR ? banded + FAR_ERROR : 0;
     // Only while the level is under where it should be: where the arrivals themselves fill the
     // buffer as the lag shrinks (in bench/device-rhythm.ts they do), the level keeps up without it.
     const fall = this.reliefRamp(nowMs, relief);

@@ -252,6 +252,27 @@ describe('DepthController', () => {
     }
   });
 
+  test('rate: a level that left the dead band is steered back to the target, not parked at the band\'s edge; one that never left rests at exactly 1', () => {
+    const c = new DepthController(8, false);
+    let now = 0;
+    // Windows at one level, an update every other one (as the network worker does), no arrivals: nothing fed forward.
+    const at = (low: number, windows = 24) => {
+      for (let w = 0; w < windows; w++) {
+        c.onWindow(low);
+        if (w % 2 === 1) c.update((now += 100), 0);
+      }
+      return c.rate;
+    };
+    assert.equal(at(8.3), 1, 'inside the band from the start: verbatim');
+    assert.ok(at(8.8) > 1, 'over the band: steered down');
+    assert.ok(at(8.3) > 1, 'back inside the band but 0.3 over: still steered (the band\'s edge is not the target)');
+    assert.equal(at(8.05), 1, 'within 0.1 of the target: rests');
+    assert.equal(at(8.3), 1, 'resting, a level inside the band is left alone');
+    assert.ok(at(7.3) < 1, 'under the band: steered up');
+    assert.ok(at(7.8) < 1, 'still 0.2 under: still steered');
+    assert.equal(at(8.2), 1, 'past the target: rests');
+  });
+
   test('drift reads the clocks, not the controller: a depth change and a trim leave it at the true ratio', () => {
     const c = new DepthController(4, false);
     const readings: number[] = [];
