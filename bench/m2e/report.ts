@@ -47,6 +47,8 @@ export interface M2eSummaryRow {
   appDepth: number | null;
   appUnderruns: number | null;
   appTrimmed: number | null;
+  /** C: the receiver's speaker dropouts, summed (null: none of its measurements could read them). */
+  appSpeakerDropouts: number | null;
   /** B: the FIFO's underruns and overflows, summed. */
   fifoUnderruns: number | null;
   fifoOverflows: number | null;
@@ -116,6 +118,7 @@ export function summarise(r: M2eResult): void {
       appDepth: med(apps.map((a) => a.depth)),
       appUnderruns: apps.length ? sum(apps.map((a) => a.underruns)) : null,
       appTrimmed: apps.length ? sum(apps.map((a) => a.trimmed)) : null,
+      appSpeakerDropouts: apps.some((a) => a.speakerDropouts !== null) ? sum(apps.map((a) => a.speakerDropouts ?? 0)) : null,
       fifoUnderruns: fifos.length ? sum(fifos.map((f) => f.underruns)) : null,
       fifoOverflows: fifos.length ? sum(fifos.map((f) => f.overflows)) : null,
     };
@@ -146,7 +149,7 @@ export function printM2e(r: M2eResult): void {
     'app one-way ms': s.appOneWayMs,
     'app added p50 ms': s.appAddedP50Ms,
     'app depth': s.appDepth,
-    'underruns/trimmed': s.appUnderruns !== null ? `${s.appUnderruns}/${s.appTrimmed} (app)` : s.fifoUnderruns !== null ? `${s.fifoUnderruns}/${s.fifoOverflows} overflows (FIFO)` : '',
+    'underruns/trimmed': s.appUnderruns !== null ? `${s.appUnderruns}/${s.appTrimmed} (app)${s.appSpeakerDropouts === null ? '' : `, speaker ${s.appSpeakerDropouts}`}` : s.fifoUnderruns !== null ? `${s.fifoUnderruns}/${s.fifoOverflows} overflows (FIFO)` : '',
   })));
   if (r.rounds.length) {
     console.log('\nM2E per round (median click gap of each set-up, ms; each a fresh browser process):');
@@ -186,13 +189,14 @@ export function printM2e(r: M2eResult): void {
       'drift ppm': m.app!.driftPpm,
       'rig drift ppm': m.mouthRatePpm === null || m.speakerRatePpm === null ? null : r1(((1 + m.mouthRatePpm * 1e-6) / (1 + m.speakerRatePpm * 1e-6) - 1) * 1e6),
       'underruns/trimmed/late/lost': `${m.app!.underruns}/${m.app!.trimmed}/${m.app!.late}/${m.app!.lost}`,
+      'speaker dropouts': m.app!.speakerDropouts === null ? '?' : `${m.app!.speakerDropouts} (${m.app!.speakerDropoutMs} ms)`,
       'sender dropped': m.app!.senderDropped,
       'busy %': m.machineBusyPercent,
     })));
   }
   if (r.sweep.length) {
     console.log(`\nM2E depth sweep (sustained ${r.config.confirmSeconds} s tone per depth into the sender's microphone; glitches in the recording and in the app's counters): smallest clean depth ${r.smallestCleanDepth ?? 'none'}${r.smallestCleanDepth === null ? '' : ` (${r1(r.smallestCleanDepth * QUANTUM_MS)} ms)`}`);
-    console.table(r.sweep.map((s) => ({ depth: s.depth, 'tone s': s.seconds, dips: s.dips, jumps: s.jumps, underruns: s.underruns, trimmed: s.trimmed, late: s.late, lost: s.lost, clean: s.clean })));
+    console.table(r.sweep.map((s) => ({ depth: s.depth, 'tone s': s.seconds, dips: s.dips, jumps: s.jumps, underruns: s.underruns, trimmed: s.trimmed, late: s.late, lost: s.lost, 'speaker dropouts': s.speakerDropouts ?? '?', clean: s.clean })));
   }
   const rig = r.selfCheck;
   if (rig) console.log(`\nM2E rig self-check (the sound server's own mic → speaker loop, 5 ms): median ${rig.medianMs} ms, within the run ${range(rig.minMs, rig.maxMs)} ms, ${rig.missing} missing, ${rig.doubled} doubled; dating p90 ${rig.datingP90Ms} ms`);

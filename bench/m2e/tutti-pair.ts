@@ -87,6 +87,12 @@ export interface AppFigures {
   late: number;
   lost: number;
   concealed: number;
+  /**
+   * The receiver's speaker dropouts during the window (StatsMessage.output: the device asked and
+   * the browser had nothing ready, whoever was heard), events and ms; null where the browser does not tell.
+   */
+  speakerDropouts: number | null;
+  speakerDropoutMs: number | null;
   /** Frames the sender did not send to the receiver during the window (its congestion rule). */
   senderDropped: number;
   framesPerSecond: number | null;
@@ -118,6 +124,8 @@ export async function appFiguresDuring<T>(pair: TuttiPair, during: () => Promise
   const lat = window.slice(1).flatMap((m) => (m.peers[0]?.latencyMs ? [m.peers[0].latencyMs] : []));
   const ways = window.slice(1).flatMap((m) => (m.peers[0]?.oneWayMs ? [m.peers[0].oneWayMs.p50] : []));
   const oneWayMatch = /([\d.]+)\s*ms/.exec(oneWayText);
+  const outFirst = window[0]?.output ?? null;
+  const outLast = window[window.length - 1]?.output ?? null;
   return {
     result: result!,
     app: {
@@ -139,6 +147,8 @@ export async function appFiguresDuring<T>(pair: TuttiPair, during: () => Promise
       late: diff('late'),
       lost: diff('lost'),
       concealed: diff('concealed'),
+      speakerDropouts: outFirst && outLast ? outLast.events - outFirst.events : null,
+      speakerDropoutMs: outFirst && outLast ? round1(outLast.ms - outFirst.ms) : null,
       senderDropped: (after?.peers[0]?.sendDropped ?? 0) - (before?.peers[0]?.sendDropped ?? 0),
       framesPerSecond: last?.framesPerSecond ?? null,
     },

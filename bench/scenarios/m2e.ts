@@ -59,7 +59,9 @@ export interface M2eToneStep {
   trimmed: number;
   late: number;
   lost: number;
-  /** No dip, no jump, and the app counted no underrun, trim, late or lost frame. */
+  /** The receiver's speaker dropouts (AppFigures.speakerDropouts), null where the browser does not tell. */
+  speakerDropouts: number | null;
+  /** No dip, no jump, and the app counted no underrun, trim, late or lost frame, nor a speaker dropout. */
   clean: boolean;
 }
 
@@ -310,11 +312,11 @@ async function toneStep(run: Run, pair: TuttiPair, signal: Signal, depth: number
   // copy with a phase-dependent level, and a dropout of the copy could even raise the sum.
   const { result, app } = await appFiguresDuring(pair, () => playAndRecord(run.rig, signal, 'micsink', TAIL_MS));
   const g = measureTone(result);
-  const counted = { underruns: app.underruns, trimmed: app.trimmed, late: app.late, lost: app.lost };
-  const clean = g.seconds > 0 && g.dips + g.jumps === 0 && Object.values(counted).every((n) => n === 0);
+  const counted = { underruns: app.underruns, trimmed: app.trimmed, late: app.late, lost: app.lost, speakerDropouts: app.speakerDropouts };
+  const clean = g.seconds > 0 && g.dips + g.jumps === 0 && Object.values(counted).every((n) => n === 0 || n === null);
   return { depth, seconds: Math.round(g.seconds * 10) / 10, dips: g.dips, jumps: g.jumps, ...counted, clean };
 }
 
 function describe(s: M2eToneStep): string {
-  return `${s.dips} dips, ${s.jumps} jumps, app: ${s.underruns} underruns, ${s.trimmed} trimmed, ${s.late} late, ${s.lost} lost${s.seconds === 0 ? ', no tone recorded' : ''}`;
+  return `${s.dips} dips, ${s.jumps} jumps, app: ${s.underruns} underruns, ${s.trimmed} trimmed, ${s.late} late, ${s.lost} lost, ${s.speakerDropouts ?? '?'} speaker dropouts${s.seconds === 0 ? ', no tone recorded' : ''}`;
 }
