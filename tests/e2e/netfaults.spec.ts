@@ -215,7 +215,11 @@ async function turnScenario(imp: TurnImpairment): Promise<void> {
     const s0 = [await onlyPeer(a.page), await onlyPeer(b.page)];
     // The audio link's pair: the one carrying the most packets (above).
     const audioPair = async (page: typeof a.page) => [...(await selectedPairs(page))].sort((x, y) => (y.packetsSent ?? 0) - (x.packetsSent ?? 0))[0];
-    const p0 = [await audioPair(a.page), await audioPair(b.page)];
+    // Both at once: each direction's sent and received counters come from two processes, and read
+    // one after the other they were taken up to ~50 ms apart under load, a different amount at each
+    // end of the window (a clean-clone run: Alice received 19 messages more than Bob had sent,
+    // "lost in transit −0.51 %" on a clean path).
+    const p0 = await Promise.all([audioPair(a.page), audioPair(b.page)]);
     // On the lossy path the window is 30 s: below, each receiver's misses are matched against its
     // sender's congestion drops, both read from 1 Hz stats posted by two browser processes, so each
     // end of the window can be up to a second apart between the two; the senders drop in bursts
@@ -233,7 +237,7 @@ async function turnScenario(imp: TurnImpairment): Promise<void> {
       last = now;
     }
     const s1 = [await onlyPeer(a.page), await onlyPeer(b.page)];
-    const p1 = [await audioPair(a.page), await audioPair(b.page)];
+    const p1 = await Promise.all([audioPair(a.page), audioPair(b.page)]);
     const r1 = await relay.snapshot();
     for (let i = 0; i < 2; i++) {
       const d = (k: 'packetsSent' | 'packetsReceived' | 'messagesSent' | 'messagesReceived') => (p1[i]?.[k] ?? 0) - (p0[i]?.[k] ?? 0);
