@@ -31,7 +31,7 @@ export const RECEIVER_DEVICES = { sink: 'spk', source: 'silent.monitor' } as con
  * `receiverQuery`: test switches for the receiver's page (the segments tools' taps, a test-build
  * server only); the m2e set-ups use none.
  */
-export async function joinPair(rig: Rig, serverUrl: string, room: string, receiverQuery = ''): Promise<TuttiPair> {
+export async function joinPair(rig: Rig, serverUrl: string, room: string, receiverQuery = '', receiverDevices: { sink: string; source: string } = RECEIVER_DEVICES): Promise<TuttiPair> {
   const peers: PeerBrowser[] = [];
   const close = async () => {
     await Promise.all(peers.map((p) => p.close()));
@@ -39,7 +39,7 @@ export async function joinPair(rig: Rig, serverUrl: string, room: string, receiv
   try {
     const sender = await launchOnRig(rig, SENDER_DEVICES);
     peers.push(sender);
-    const receiver = await launchOnRig(rig, RECEIVER_DEVICES);
+    const receiver = await launchOnRig(rig, receiverDevices);
     peers.push(receiver);
     // No query for the sender: no test switches, the app as a user gets it.
     await joinRoom(sender.page, serverUrl, room, 'Sender', { query: '' });
