@@ -11,7 +11,8 @@
 //   trace [joins] [s]      the receiver's playout second by second, each glitch with the depth
 //                          controller's state then (playout-trace.ts)
 //   tone [s] [rounds]      the sweep's sustained tone without Tutti: through the sound server's
-//                          own loop and through A, its dips and phase jumps (tone-floor.ts)
+//                          own loop, through A, and through A beside a Tutti pair carrying the
+//                          same tone; its dips and phase jumps (tone-floor.ts)
 //
 // docs/BENCHMARKS.md, "Where the time goes", has the figures and what they mean.
 
