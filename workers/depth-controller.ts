@@ -493,8 +493,9 @@ export class DepthController {
     else if (raw < -DEAD_BAND) this.steering = -1;
     else if (raw * this.steering <= STEERED) this.steering = 0;
     const error = this.steering !== 0 ? raw : 0;
-    const banded = raw > DEAD_BAND ? raw - DEAD_BAND : raw < -DEAD_BAND ? raw + DEAD_BAND : 0;
-    const far = banded > FAR_ERROR ? banded - FAR_ERROR : banded < -FAR_ERROR ? banded + FAR_ERROR : 0;
+    // The far term as before the hysteresis: beyond the band and FAR_ERROR more.
+    const reach = DEAD_BAND + FAR_ERROR;
+    const far = raw > reach ? raw - reach : raw < -reach ? raw + reach : 0;
     // Only while the level is under where it should be: where the arrivals themselves fill the
     // buffer as the lag shrinks (in bench/device-rhythm.ts they do), the level keeps up without it.
     const fall = this.reliefRamp(nowMs, relief);
