@@ -37,6 +37,8 @@ export class MetronomeSchedule {
   /** Test build (playOnBeat): the last beat struck, in run struckRun. */
   private struck = -1;
   private struckRun = -1;
+  /** Test build (playOnBeat): each beat struck, with the advance (ms) and the capture stamp (wall ms) that placed it. */
+  readonly struckLog: { beat: number; advanceMs: number; startMs: number }[] = [];
 
   constructor(private readonly v: MetronomeViews) {}
 
@@ -92,6 +94,7 @@ export class MetronomeSchedule {
     this.struck = n;
     const dt = (n - x) * period;
     if (dt < 0 && (first || dt < -period / 2)) return -1; // not a gap: a run joined late, or a long stall
+    if (this.struckLog.length < 10_000) this.struckLog.push({ beat: n, advanceMs: this.advance, startMs });
     return dt <= 0 ? 0 : Math.floor((dt * SAMPLE_RATE) / 1000);
   }
 

@@ -19,10 +19,15 @@
 // waiting for the median to move would misdate a second of playout, and the metronome (workers/
 // metronome-schedule.ts) would click that late. So STEP_READINGS readings in a row that all lie
 // beyond the step limit on one side of the median, and within it of each other, replace the kept
-// readings. The limit is STEP_SPREADS times the readings' own scatter (their median absolute
-// deviation, its largest of the last half minute or so), at least STEP_MIN_MS: a device whose
-// readings scatter widely never steps on its scatter, a steady one steps on a fraction of a
-// quantum. Headless Chromium's output also drifts a few tens of ppm and steps back a whole quantum
+// readings. The limit is STEP_SPREADS times the readings' own scatter (the median difference
+// between successive readings, over √2: a median absolute deviation where the readings are noise;
+// its largest of the last half minute or so), at least STEP_MIN_MS: a device whose readings
+// scatter widely never steps on its scatter, a steady one steps on a fraction of a quantum. The
+// scatter is not measured about the window's median: a device that steps often (headless
+// Chromium's output on a loaded machine loses a quantum every half second at times) spreads the
+// window over several steps, and a spread measured that way grew past a quantum, so no step was
+// followed and the median ran 5 ms behind the device (frames dated 5 ms early: a metronome's
+// clicks and a leader's strikes that late, the one-way delay shown that low). Headless Chromium's output also drifts a few tens of ppm and steps back a whole quantum
 // every minute or two (seen here): a click in the 0.15 s before the step is followed is a quantum off.
 
 import { SAMPLE_RATE } from '../src/shared/constants.ts';
@@ -50,6 +55,11 @@ export class SpeakerTime {
   private readonly offsets = new Float64Array(READINGS);
   private readonly sorted = new Float64Array(READINGS);
   private count = 0;
+  /** The last READINGS differences between successive readings, ms (absolute), and how many were taken. */
+  private readonly diffs = new Float64Array(READINGS);
+  private diffCount = 0;
+  /** The newest reading's offset, ms (NaN: none since the context started). */
+  private lastOffset = NaN;
   /** The median offset of the readings kept, ms (wall − context). */
   private offset = 0;
   /** The device's scatter, ms: the readings' median absolute deviation, held (−1: not known yet). */
@@ -79,8 +89,12 @@ export class SpeakerTime {
       this.count = this.pendingCount = 0; // a new AudioContext: its time starts again
       this.scatter = -1;
       this.seen = 0;
+      this.diffCount = 0;
+      this.lastOffset = NaN;
     }
     const r = wallMs - contextTime * 1000;
+    if (!Number.isNaN(this.lastOffset)) this.diffs[this.diffCount++ % READINGS] = Math.abs(r - this.lastOffset);
+    this.lastOffset = r;
     const before = this.offset;
     this.seen++;
     this.lastContext = contextTime;
@@ -100,8 +114,9 @@ export class SpeakerTime {
     const s = this.sorted;
     for (let i = 0; i < n; i++) s[i] = this.offsets[i]!;
     this.offset = medianInPlace(s, n);
-    for (let i = 0; i < n; i++) s[i] = Math.abs(this.offsets[i]! - this.offset);
-    const spread = medianInPlace(s, n);
+    const d = Math.min(this.diffCount, READINGS);
+    for (let i = 0; i < d; i++) s[i] = this.diffs[i]!;
+    const spread = d === 0 ? 0 : medianInPlace(s, d) / Math.SQRT2;
     // The device's scatter: the largest spread of late, decaying (a window's spread is itself
     // scattered, and a chance cluster must not make a device with wide scatter look steady).
     if (this.seen >= SCATTER_READINGS) this.scatter = Math.max(spread, this.scatter * SCATTER_DECAY);

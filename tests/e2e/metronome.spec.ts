@@ -14,7 +14,8 @@
 // machine stalls, each output resumes later than it was due and stays that much later (5–21 ms
 // seen here, all processes at once; headless Chromium's output also steps a quantum now and then
 // on its own). A click already on its way when that happens sounds late by the step; the schedule
-// follows the step within about 0.2 s (workers/speaker-time.ts). The test samples each page's
+// follows the step within about 0.2 s of the page's main thread reading its output clock again
+// (workers/speaker-time.ts; a starved main thread can take a second). The test samples each page's
 // output clock every 20 ms to find those steps, and allows at most one click per step off.
 // Leader: Bob's link to Alice delayed 30 ms; Bob strikes exactly on the clicks he hears (the
 // playOnBeat switch); his strikes must reach Alice's speaker on Alice's beats within 3 ms, through
@@ -22,7 +23,7 @@
 
 import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
-import { THREE_ON_TWO_CORES, joinRoom } from '../support/browsers.ts';
+import { THREE_ON_TWO_CORES, joinRoom, netWorker } from '../support/browsers.ts';
 import { delta, onlyPeer, waitForPeers } from '../support/stats.ts';
 import { clockCheck } from '../support/taps.ts';
 import { TEST_TMP, roomSuite } from '../support/suite.ts';
@@ -70,25 +71,42 @@ async function takeOnsets(page: Page, keep: (peak: number) => boolean = () => tr
   return dated(await rawOnsets(page, keep));
 }
 
-/** Test only: samples the page's output clock every 20 ms and keeps the moments it stepped by more than 1 ms. */
+/**
+ * Test only: samples the page's output clock every 20 ms and keeps the moments it stepped by more
+ * than 1 ms, each with when the page could have followed it: the app reads the same clock on the
+ * same (main) thread every 50 ms and follows a step after 3 readings (src/engine/output-clock.ts,
+ * workers/speaker-time.ts STEP_READINGS), so a step counts as followable once this thread has run
+ * 150 ms of timers past it. A gap in the samples (the machine starved the page's main thread: seen
+ * here 0.5–1.2 s, with the output itself stepping 5 ms as it starved the audio thread too) counts
+ * as one 50 ms reading, since the app's timer fires once after it.
+ */
 async function watchOutputSteps(page: Page): Promise<void> {
   await page.evaluate(`(() => {
     const c = (${session.toString()})().engine.context;
     const steps = window.__outputSteps = [];
+    const series = window.__outputSeries = [];
     let last = null, lastAt = 0;
     setInterval(() => {
       const ts = c.getOutputTimestamp();
       if (!(ts.contextTime > 0)) return;
       const now = performance.timeOrigin + performance.now();
       const off = performance.timeOrigin + ts.performanceTime - ts.contextTime * 1000;
-      if (last !== null && Math.abs(off - last) > 1) steps.push({ from: lastAt, to: now, ms: off - last });
+      series.push([now, off]);
+      if (series.length > 9000) series.splice(0, 3000);
+      for (const s of steps) {
+        if (s.followed !== null) continue;
+        s.credit += Math.min(now - lastAt, 50);
+        if (s.credit >= 150) s.followed = now;
+      }
+      if (last !== null && Math.abs(off - last) > 1) steps.push({ from: lastAt, to: now, ms: off - last, credit: 0, followed: null });
       last = off;
       lastAt = now;
     }, 20);
   })()`);
 }
 
-type OutputStep = { from: number; to: number; ms: number };
+/** A step of the page's output clock: sampled before at `from`, after at `to`, followed (see watchOutputSteps) at `followed` (null: not yet). */
+type OutputStep = { from: number; to: number; ms: number; followed?: number | null };
 
 /**
  * Record (window.__glitches) each stretch of the page's 1 Hz stats in which the only peer's audio
@@ -115,8 +133,12 @@ async function watchGlitches(page: Page): Promise<void> {
   })()`);
 }
 
-/** Whether a click due at `dueMs` (machine clock) was on its way or being scheduled when the output stepped. */
-const atStep = (steps: OutputStep[], dueMs: number): boolean => steps.some((s) => dueMs >= s.from - 50 && dueMs <= s.to + 300);
+/**
+ * Whether a click due at `dueMs` (machine clock) was on its way or being scheduled when the output
+ * stepped: from just before the step until 150 ms after the page could have followed it (the
+ * network worker's next schedule, 50 ms, and the playback rendering ahead of the speaker).
+ */
+const atStep = (steps: OutputStep[], dueMs: number): boolean => steps.some((s) => dueMs >= s.from - 50 && dueMs <= (s.followed ?? Infinity) + 150);
 
 async function metronomeOf(page: Page): Promise<{ startMs: number; bpm: number }> {
   const m = await page.evaluate(`(${session.toString()})().metronome`) as { startMs: number | null; bpm: number } | null;
@@ -198,6 +220,14 @@ test('metronome together: three processes, one clock skewed, every click on its 
     const due = b.map((n, i) => m.startMs + n * (60_000 / m.bpm) - refs[name]![i]!);
     const off = e.map((x, i) => [b[i]!, x, atStep(steps, due[i]!)] as const).filter(([, x]) => Math.abs(x) > QUANTUM_MS);
     const offClear = off.filter(([, , step]) => !step);
+    // For a click off and not at a step: the page's output clock around it, to tell why.
+    const series = await pages[name as keyof typeof pages].evaluate('window.__outputSeries') as [number, number][];
+    for (const [n] of offClear) {
+      const d = due[b.indexOf(n)]!;
+      const near = series.filter(([t]) => t >= d - 1500 && t <= d + 500);
+      const marks = near.filter(([t, o], k) => k === 0 || Math.abs(o - near[k - 1]![1]) > 0.5 || t - near[k - 1]![0] > 100);
+      console.log(`${name} beat ${n}: output clock around it (ms from due: offset, its changes and gaps in the samples) ${marks.map(([t, o]) => `${(t - d).toFixed(0)}: ${(o - near[0]![1]).toFixed(2)}`).join(', ')}`);
+    }
     console.log(`${name}: ${e.length} clicks, beats ${b[0]}..${b[b.length - 1]}, error median ${sorted[sorted.length >> 1]!.toFixed(2)} ms, worst ${worst(e).toFixed(2)} ms; beyond one quantum: ${off.map(([n, x, step]) => `beat ${n} ${x.toFixed(2)} ms${step ? ' (at an output step)' : ''}`).join(', ') || 'none'}; output steps ${steps.map((s) => `${s.ms.toFixed(1)} ms at t+${((s.to + refs[name]![0]! - m.startMs) / 1000).toFixed(1)} s`).join(', ') || 'none'}`);
     const twice = b.flatMap((n, i) => (b.indexOf(n) !== i ? [`beat ${n}: clicks ${b.indexOf(n)} and ${i}, errors ${e[b.indexOf(n)]!.toFixed(1)} and ${e[i]!.toFixed(1)} ms`] : []));
     if (twice.length > 0) console.log(`${name} heard twice: ${twice.join('; ')}`);
@@ -277,6 +307,7 @@ test("metronome leader mode: with Bob's link delayed 30 ms, what Bob plays on hi
   const strikes: { beat: number; dueMs: number; errorMs: number }[] = [];
   let before = await onlyPeer(alice.page);
   const stalls: { fromMs: number; toMs: number }[] = [];
+  const strikeFrames = new Map<number, number>();
   for (let i = 0; i < 6; i++) {
     // A stall of Alice's whole browser in each 10 s (25-50 ms, 3-8 s into the window).
     await alice.page.waitForTimeout(3_000 + 1_000 * i);
@@ -284,7 +315,9 @@ test("metronome leader mode: with Bob's link delayed 30 ms, what Bob plays on hi
     await alice.page.waitForTimeout(7_000 - 1_000 * i);
     const ref = (await clockCheck(alice.page)).sharedMinusHostMs!;
     // Bob's strikes are negative impulses (his microphone's file is silent, without the marker).
-    const r = againstBeats(await takeOnsets(alice.page, (peak) => peak < -0.2), m, ref);
+    const got = await rawOnsets(alice.page, (peak) => peak < -0.2);
+    const r = againstBeats(dated(got), m, ref);
+    r.beats.forEach((n, k) => strikeFrames.set(n, got[k]!.frame));
     const now = await onlyPeer(alice.page);
     r.errors.forEach((x, k) => strikes.push({ beat: r.beats[k]!, dueMs: m.startMs + r.beats[k]! * (60_000 / m.bpm) - ref, errorMs: x }));
     console.log(`beats ${r.beats[0]}..${r.beats[r.beats.length - 1]} (${r.beats.length}), worst ${worst(r.errors).toFixed(2)} ms; Alice's depth ${before.depth} → ${now.depth}, one-way ${now.oneWayMs?.p50} ms, Bob's advance (his page's figure) ${(await bob.page.evaluate(`(${session.toString()})().advance`) as { ms: number }).ms} ms`);
@@ -330,6 +363,29 @@ test("metronome leader mode: with Bob's link delayed 30 ms, what Bob plays on hi
     if (at) at.off.push(`${what} (${((x.dueMs - at.fromMs) / 1000).toFixed(2)} s after)`);
     else offClear.push(`${what}${near.length === 0 ? '' : explained ? ' (its events took a strike each already)' : ' (more than the events it follows)'}`);
   }
+  // For each strike off by more than 2 ms: the advance Bob placed it by, and the one-way delay
+  // Alice's receiver measured for the packet it came in (its playout frame holds the strike): the
+  // error is their difference plus what moved the strike while it waited in her playout.
+  const struckLog = await (await netWorker(bob.page)).evaluate('self.__tuttiWorker.metronome.struckLog') as { beat: number; advanceMs: number; startMs: number }[];
+  const log = await (await netWorker(alice.page)).evaluate('[...self.__tuttiTap.oneWay.values()][0].toJSON()') as { arrivalMs: number[]; transitMs: number[]; oneWayMs: number[]; playFrame: number[] };
+  const why = strikes.filter((x) => Math.abs(x.errorMs) > 2).map((x) => {
+    const placed = struckLog.find((y) => y.beat === x.beat);
+    // Its packet: the one whose capture stamp (arrival − transit) is the one Bob placed it by.
+    const frame = strikeFrames.get(x.beat);
+    let k = -1;
+    if (placed) for (let j = 0; j < log.arrivalMs.length; j++) if (Math.abs(log.arrivalMs[j]! - log.transitMs[j]! - placed.startMs) < 0.05) k = j;
+    const oneWay = k >= 0 ? log.oneWayMs[k]! : NaN;
+    const early = k >= 0 && frame !== undefined ? ((frame - log.playFrame[k]!) | 0) : NaN; // frames from the packet's predicted start to the strike
+    // The one-way delay Alice measured before it, median per 100 ms (oldest first).
+    const tenths: string[] = [];
+    if (k >= 0) for (let t = -15; t <= 2; t++) {
+      const a = log.arrivalMs[k]! + t * 100;
+      const xs = log.oneWayMs.filter((_, j) => log.arrivalMs[j]! >= a && log.arrivalMs[j]! < a + 100).sort((p, q) => p - q);
+      tenths.push(xs.length ? xs[xs.length >> 1]!.toFixed(1) : '-');
+    }
+    return `${x.beat}: ${x.errorMs.toFixed(1)} = one-way ${oneWay.toFixed(1)} − advance ${placed?.advanceMs.toFixed(1)} (${(oneWay - (placed?.advanceMs ?? NaN)).toFixed(1)}) + ${(x.errorMs - (oneWay - (placed?.advanceMs ?? NaN))).toFixed(1)} (strike ${early} frames after its packet's predicted start) [one-way per 0.1 s from −1.5 s: ${tenths.join(' ')}]`;
+  });
+  console.log(`strikes off by more than 2 ms, error = Alice's one-way for its packet − Bob's advance + the rest, ms: ${why.join('; ') || 'none'}`);
   const errors = strikes.map((x) => x.errorMs);
   console.log(`each strike's error, ms: ${strikes.map((x) => `${x.beat}:${x.errorMs.toFixed(1)}`).join(' ')}`);
   const sorted = [...errors].sort((x, y) => x - y);
