@@ -42,15 +42,18 @@ export function clampDepth(depth: number): number {
 export const TRIM_EXCESS = 4;
 /**
  * A step of our own output later by this many quanta or more (rounded) is time our output lost:
- * this machine stalling (its audio thread stopped while the network kept delivering), or the
- * device dropping a quantum. Either way every peer's audio now plays that much later, so the
- * backlog it left in each peer's playout is trimmed at once (PEER_I32.TRIM_NOW), not after the
- * sustained rule's ~0.34 s or seconds of rate drain: the delay stays where it was. One quantum
- * too: on a loaded machine headless Chromium's output lost one 55 times in a 3-minute test, and
- * left alone each one raised the one-way delay 2.7 ms for seconds (the leader's reports follow
- * it ~0.3 s late: a member's strikes came 3-10 ms late through such a run, tests/e2e/metronome.spec.ts).
+ * this machine stalling (its audio thread stopped while the network kept delivering). Every peer's
+ * audio now plays that much later, so the backlog it left in each peer's playout is trimmed at once
+ * (PEER_I32.TRIM_NOW), not after the sustained rule's ~0.34 s or seconds of rate drain: the delay
+ * stays where it was. Not one quantum: a device that drops one now and then leaves one quantum of
+ * excess, which the rate steers back to the target within about a second (the depth controller's
+ * hysteresis), inaudibly. Trimming each was a skip heard by the listener and counted on every link:
+ * once the speaker dating followed every step (workers/speaker-time.ts), headless Chromium's output
+ * on a loaded machine, which can drop one every half second, turned every pair's light red and
+ * played 314 of 375 frames a second in the third-peer engine test. The cost: a leader-mode strike
+ * in the second after such a step can come up to a quantum late (tests/e2e/metronome.spec.ts).
  */
-export const STALL_STEP_QUANTA = 1;
+export const STALL_STEP_QUANTA = 2;
 
 /** Playout-rate steering limit (±0.5 % ≈ ±8.6 cents while it lasts): drift and depth changes never click. */
 export const MAX_RATE_DEVIATION = 0.005;
