@@ -10,6 +10,32 @@ export function stats(page: Page): Promise<StatsMessage | null> {
   return page.evaluate(() => (document.querySelector('tutti-app') as unknown as { stats: StatsMessage | null }).stats);
 }
 
+/**
+ * The next stats the page receives (the worker posts them once a second), and when it received
+ * them (page clock, ms). Two of these some seconds apart span whole worker intervals; two reads of
+ * whatever the page holds may not (a late post on a loaded machine made two reads 2.5 s apart hold
+ * stats 0.84 s apart).
+ */
+export function freshStats(page: Page): Promise<{ stats: StatsMessage; atMs: number }> {
+  return page.evaluate(
+    () =>
+      new Promise<{ stats: StatsMessage; atMs: number }>((resolve, reject) => {
+        const app = document.querySelector('tutti-app') as unknown as { stats: StatsMessage | null };
+        const before = app.stats;
+        const started = performance.now();
+        const poll = setInterval(() => {
+          if (app.stats && app.stats !== before) {
+            clearInterval(poll);
+            resolve({ stats: app.stats, atMs: performance.now() });
+          } else if (performance.now() - started > 5_000) {
+            clearInterval(poll);
+            reject(new Error('no stats for 5 s'));
+          }
+        }, 10);
+      }),
+  );
+}
+
 /** Wait until the page receives from `count` peers at full rate. */
 export async function waitForPeers(page: Page, count: number): Promise<StatsMessage> {
   let last: StatsMessage | null = null;
