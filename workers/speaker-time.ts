@@ -27,8 +27,9 @@
 // Chromium's output on a loaded machine loses a quantum every half second at times) spreads the
 // window over several steps, and a spread measured that way grew past a quantum, so no step was
 // followed and the median ran 5 ms behind the device (frames dated 5 ms early: a metronome's
-// clicks and a leader's strikes that late, the one-way delay shown that low). Headless Chromium's output also drifts a few tens of ppm and steps back a whole quantum
-// every minute or two (seen here): a click in the 0.15 s before the step is followed is a quantum off.
+// clicks and a leader's strikes that late, the one-way delay shown that low). Headless Chromium's
+// output also drifts a few tens of ppm and steps back a whole quantum every minute or two (seen
+// here): a click in the 0.15 s before the step is followed is a quantum off.
 
 import { SAMPLE_RATE } from '../src/shared/constants.ts';
 import { medianInPlace } from '../src/shared/median.ts';
@@ -55,14 +56,11 @@ export class SpeakerTime {
   private readonly offsets = new Float64Array(READINGS);
   private readonly sorted = new Float64Array(READINGS);
   private count = 0;
-  /** The last READINGS differences between successive readings, ms (absolute), and how many were taken. */
+  /** The last READINGS differences between successive readings, ms (absolute); `seen` − 1 were taken. */
   private readonly diffs = new Float64Array(READINGS);
-  private diffCount = 0;
-  /** The newest reading's offset, ms (NaN: none since the context started). */
-  private lastOffset = NaN;
   /** The median offset of the readings kept, ms (wall − context). */
   private offset = 0;
-  /** The device's scatter, ms: the readings' median absolute deviation, held (−1: not known yet). */
+  /** The device's scatter, ms: the median difference of successive readings over √2, held (−1: not known yet). */
   private scatter = -1;
   /** Readings since the context started. */
   private seen = 0;
@@ -89,12 +87,9 @@ export class SpeakerTime {
       this.count = this.pendingCount = 0; // a new AudioContext: its time starts again
       this.scatter = -1;
       this.seen = 0;
-      this.diffCount = 0;
-      this.lastOffset = NaN;
     }
     const r = wallMs - contextTime * 1000;
-    if (!Number.isNaN(this.lastOffset)) this.diffs[this.diffCount++ % READINGS] = Math.abs(r - this.lastOffset);
-    this.lastOffset = r;
+    if (this.seen > 0) this.diffs[(this.seen - 1) % READINGS] = Math.abs(r - (this.lastWall - this.lastContext * 1000));
     const before = this.offset;
     this.seen++;
     this.lastContext = contextTime;
@@ -114,7 +109,7 @@ export class SpeakerTime {
     const s = this.sorted;
     for (let i = 0; i < n; i++) s[i] = this.offsets[i]!;
     this.offset = medianInPlace(s, n);
-    const d = Math.min(this.diffCount, READINGS);
+    const d = Math.min(this.seen - 1, READINGS);
     for (let i = 0; i < d; i++) s[i] = this.diffs[i]!;
     const spread = d === 0 ? 0 : medianInPlace(s, d) / Math.SQRT2;
     // The device's scatter: the largest spread of late, decaying (a window's spread is itself
