@@ -80,7 +80,7 @@ export class JitterWriter {
     Atomics.store(i, v.peerI32(peer, PEER_I32.TRIM_ABOVE), 0);
     Atomics.store(i, v.peerI32(peer, PEER_I32.TRIM_NOW), 0);
     Atomics.store(i, v.peerI32(peer, PEER_I32.TRACK), track | 0);
-    for (const f of [PEER_I32.PLAYED, PEER_I32.MISSED, PEER_I32.CONCEALED, PEER_I32.UNDERRUNS, PEER_I32.FILL_COUNT, PEER_I32.TRIMMED]) Atomics.store(i, v.peerI32(peer, f), 0);
+    for (const f of [PEER_I32.PLAYED, PEER_I32.MISSED, PEER_I32.CONCEALED, PEER_I32.UNDERRUNS, PEER_I32.FILL_COUNT, PEER_I32.TRIMMED, PEER_I32.TRIMMED_ABSENT]) Atomics.store(i, v.peerI32(peer, f), 0);
     v.f32[v.peerF32(peer, PEER_F32.GAIN)] = gain;
     v.f32[v.peerF32(peer, PEER_F32.RATE)] = 1;
     v.f32[v.peerF32(peer, PEER_F32.PEAK)] = 0;

@@ -41,7 +41,8 @@ export function takePeerStats(p: RemotePeer, seconds: number, stereoSender: bool
     concealed: w.playCounter(PEER_I32.CONCEALED),
     recovered: c.recovered,
     underruns: w.playCounter(PEER_I32.UNDERRUNS),
-    trimmed: w.playCounter(PEER_I32.TRIMMED),
+    // Skipped quanta whose frame had arrived; those that never came are in `missed`, so `lost`.
+    trimmed: w.playCounter(PEER_I32.TRIMMED) - w.playCounter(PEER_I32.TRIMMED_ABSENT),
     depth: p.controller.target,
     fill: { avg: round2(fill.avg), min: round2(fill.min), held: round2(p.controller.held()), target: p.controller.target, relief: round2(p.controller.relief()) },
     percent: { late: pct(c.late), lost: pct(lost), duplicates: pct(c.duplicates), rejected: pct(p.rejected) },

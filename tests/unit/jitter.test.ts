@@ -880,7 +880,7 @@ describe('resynchronisation', () => {
 
 describe('rate steering through the playout FIFO', () => {
   /** One peer, in order, delay 1, carrying seeded noise (or `signal`); returns the output and the input stream. */
-  function noiseRun(ticks: number, setup: (w: JitterWriter, t: number) => void, signal?: (i: number) => number, renders: (t: number) => boolean = () => true): { out: Float32Array; input: Float32Array; w: JitterWriter; pos: number[]; v: PlaybackViews } {
+  function noiseRun(ticks: number, setup: (w: JitterWriter, t: number) => void, signal?: (i: number) => number, renders: (t: number) => boolean = () => true, arrives: (seq: number) => boolean = () => true): { out: Float32Array; input: Float32Array; w: JitterWriter; pos: number[]; v: PlaybackViews } {
     const v = new PlaybackViews(createPlaybackMemory());
     const mixer = new Mixer(v);
     const w = new JitterWriter(v, 0, DEFAULT_DEPTH);
@@ -895,7 +895,7 @@ describe('rate steering through the playout FIFO', () => {
     const bytes = new Uint8Array(MAX_PACKET_BYTES);
     const pos: number[] = [];
     for (let t = 0; t < ticks; t++) {
-      if (t > 0) {
+      if (t > 0 && arrives(t - 1)) {
         // Sent at tick t − 1, arrives at tick t.
         for (let f = 0; f < QUANTUM_FRAMES; f++) src[2 * f] = src[2 * f + 1] = input[(t - 1) * QUANTUM_FRAMES + f]!;
         const len = encodePacket(bytes, new DataView(bytes.buffer), src, 2, 1, t - 1, 0);
@@ -991,6 +991,23 @@ describe('rate steering through the playout FIFO', () => {
     let maxStep = 0;
     for (let i = lag + 1; i < out.length; i++) maxStep = Math.max(maxStep, Math.abs(out[i]! - out[i - 1]!));
     assert.ok(maxStep < 0.032 + (1.2 * Math.PI) / 2 / 128, `largest step ${maxStep}, a cut would have been ${cut}`);
+  });
+
+  test('a trim that skips frames which never came counts them missed (lost), not only trimmed: each skipped quantum one glitch', () => {
+    // Every fourth frame lost on the way (the connections test's lossy sender), and a lowered
+    // depth trims 6 quanta: one or two of them were never there. Before, those were neither missed
+    // nor anything else but trimmed, and the loss read below the quarter the network took.
+    const lost = (seq: number) => seq % 4 === 3;
+    const { w, v } = noiseRun(1500, (wr, t) => { if (t === 300) wr.setDepth(1); }, undefined, () => true, (seq) => !lost(seq));
+    const trimmed = w.playCounter(PEER_I32.TRIMMED);
+    assert.ok(trimmed >= 5 && trimmed <= 6, `trimmed ${trimmed} (the low point is a quantum lower when the newest frame is one lost)`);
+    const absent = w.playCounter(PEER_I32.TRIMMED_ABSENT);
+    assert.ok(absent >= 1 && absent <= 2, `absent among the ${trimmed} skipped: ${absent}`);
+    const cursor = Atomics.load(v.i32, v.peerI32(0, PEER_I32.CURSOR));
+    let dropped = 0;
+    for (let s = 0; s < cursor; s++) if (lost(s)) dropped++;
+    assert.equal(w.playCounter(PEER_I32.MISSED), dropped, 'every lost frame the playout passed, pulled or skipped, is missed');
+    assert.equal(w.counters.late, 0);
   });
 
   test('a stall of this audio thread: the sustained rule trims it to one over the target after 8 windows; TRIM_NOW at once, to the target', () => {
