@@ -291,7 +291,7 @@ async function turnScenario(imp: TurnImpairment): Promise<void> {
         console.log(`${who}'s sender, drops per second over the window: ${seconds.join(' ')}`);
         expect(withDrops.length === 0 || withDrops[withDrops.length - 1]! - withDrops[0]! <= 1, `${who}'s sender dropped in one burst at most on the clean path (per second: ${seconds.join(' ')})`).toBe(true);
       }
-      expect(Math.abs(missedPercent - transitPercent), `${who}'s missed % ${missedPercent.toFixed(2)} vs lost in transit ${transitPercent.toFixed(2)} %`).toBeLessThanOrEqual(tol);
+      expect(Math.abs(missedPercent - transitPercent), `${who}'s missed % ${missedPercent.toFixed(2)} vs lost in transit ${transitPercent.toFixed(2)} % (messages sent ${sent}, received ${got}; its sender dropped ${senderDropped}; ${JSON.stringify(d)})`).toBeLessThanOrEqual(tol);
       // And the path lost what the relay was told to drop, at least (bundling only adds).
       if (imp.dropPercent > 0) expect(transitPercent, `${who}: lost in transit vs the relay's ${appliedPercent.toFixed(2)} %`).toBeGreaterThan(appliedPercent * 0.5);
       // (Unlike the namespace link, where SCTP's one retransmission of a dropped chunk is in time,
