@@ -16,7 +16,8 @@ import type { OutputClock } from './shown-drift.ts';
 export function takePeerStats(p: RemotePeer, seconds: number, stereoSender: boolean, sendFormat: SampleFormat, output: OutputClock, clockNow: number): PeerStats {
   const w = p.writer;
   const c = w.counters;
-  const missed = w.playCounter(PEER_I32.MISSED);
+  // Missed: the worklet's slots with no frame, and those a resync passed over (jitter-writer.ts).
+  const missed = w.playCounter(PEER_I32.MISSED) + c.resyncMissed;
   const lost = Math.max(0, missed - c.late);
   const expected = Math.max(1, c.received + c.recovered + c.late + lost);
   const pct = (n: number) => Math.round((n / expected) * 100_000) / 1000;
@@ -41,8 +42,9 @@ export function takePeerStats(p: RemotePeer, seconds: number, stereoSender: bool
     concealed: w.playCounter(PEER_I32.CONCEALED),
     recovered: c.recovered,
     underruns: w.playCounter(PEER_I32.UNDERRUNS),
-    // Skipped quanta whose frame had arrived; those that never came are in `missed`, so `lost`.
-    trimmed: w.playCounter(PEER_I32.TRIMMED) - w.playCounter(PEER_I32.TRIMMED_ABSENT),
+    // Skipped quanta whose frame had arrived (by a trim, or passed over by a resync); those that
+    // never came are in `missed`, so `lost`.
+    trimmed: w.playCounter(PEER_I32.TRIMMED) - w.playCounter(PEER_I32.TRIMMED_ABSENT) + c.resyncDiscarded,
     depth: p.controller.target,
     fill: { avg: round2(fill.avg), min: round2(fill.min), held: round2(p.controller.held()), target: p.controller.target, relief: round2(p.controller.relief()) },
     percent: { late: pct(c.late), lost: pct(lost), duplicates: pct(c.duplicates), rejected: pct(p.rejected) },

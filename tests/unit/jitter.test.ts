@@ -477,7 +477,7 @@ describe('de-jitter ring: JitterWriter + Mixer on a virtual clock', () => {
         const s = t - arrive - DEFAULT_DEPTH;
         assert.equal(id, s >= 0 ? frameId(s0 + s) : 0, `delay ${delay}, tick ${t}`);
       });
-      assert.deepEqual({ ...p.writer.counters }, { received: 400 - arrive, recovered: 0, late: 0, duplicates: 0, resyncs: 0, stale: 0 });
+      assert.deepEqual({ ...p.writer.counters }, { received: 400 - arrive, recovered: 0, late: 0, duplicates: 0, resyncs: 0, stale: 0, resyncMissed: 0, resyncDiscarded: 0 });
       assert.equal(p.writer.playCounter(PEER_I32.MISSED), 0);
       assert.equal(p.writer.playCounter(PEER_I32.UNDERRUNS), 0);
       assert.equal(p.writer.playCounter(PEER_I32.CONCEALED), 0);
@@ -833,6 +833,7 @@ describe('resynchronisation', () => {
     assert.equal(p.writer.counters.resyncs, 1);
     assert.equal(p.writer.counters.late, 0);
     assert.equal(p.writer.playCounter(PEER_I32.MISSED), 0);
+    assert.equal(p.writer.counters.resyncMissed, 0, "a jump of 1000: the sender's counter, not frames lost");
     assert.ok(p.playedSet.has(1250) && p.playedSet.has(1250 + 100));
   });
 
@@ -1008,6 +1009,28 @@ describe('rate steering through the playout FIFO', () => {
     for (let s = 0; s < cursor; s++) if (lost(s)) dropped++;
     assert.equal(w.playCounter(PEER_I32.MISSED), dropped, 'every lost frame the playout passed, pulled or skipped, is missed');
     assert.equal(w.counters.late, 0);
+  });
+
+  test('a resync after a burst loss longer than the ring counts the frames it passed over: those that never came missed (lost), the rest discarded', () => {
+    // Every fourth frame lost on the way, and then 80 in a row (213 ms): the playout waits on the
+    // frame after the last it had, and the next to come is more than the ring ahead of it, so the
+    // writer resyncs. Every frame up to the final cursor is then counted once: played, missed (by
+    // the worklet or at the resync), discarded at the resync, or trimmed. Before, the resync's
+    // were nowhere and the loss read low (a quarter of a lossy sender's frames read 24.0 % through
+    // three resets in 10 s).
+    const lost = (seq: number) => seq % 4 === 3 || (seq >= 300 && seq < 380);
+    const { w, v } = noiseRun(1000, () => {}, undefined, () => true, (seq) => !lost(seq));
+    const c = w.counters;
+    assert.equal(c.resyncs, 1);
+    const cursor = Atomics.load(v.i32, v.peerI32(0, PEER_I32.CURSOR));
+    let dropped = 0;
+    for (let s = 0; s < cursor; s++) if (lost(s)) dropped++;
+    const missed = w.playCounter(PEER_I32.MISSED) + c.resyncMissed;
+    assert.ok(c.resyncMissed >= 64, `passed over at the resync: ${c.resyncMissed} missed, ${c.resyncDiscarded} discarded`);
+    assert.equal(missed, dropped, 'every lost frame below the cursor is missed once');
+    const trimmed = w.playCounter(PEER_I32.TRIMMED) - w.playCounter(PEER_I32.TRIMMED_ABSENT);
+    assert.equal(w.playCounter(PEER_I32.PLAYED) + missed + c.resyncDiscarded + trimmed, cursor, 'every frame below the cursor counted once');
+    assert.equal(c.late, 0);
   });
 
   test('a stall of this audio thread: the sustained rule trims it to one over the target after 8 windows; TRIM_NOW at once, to the target', () => {
