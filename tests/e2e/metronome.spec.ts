@@ -224,11 +224,20 @@ test('metronome together: three processes, one clock skewed, every click on its 
     const series = await pages[name as keyof typeof pages].evaluate('window.__outputSeries') as [number, number][];
     // (Also in the failure's message: a CI log keeps only that.)
     const around: string[] = [];
+    // And what the app made of its own readings (the network worker's speaker dating, through the
+    // test build's tap): the offset it dated by, at each reading it took.
+    const app = offClear.length === 0 ? null : await (await netWorker(pages[name as keyof typeof pages])).evaluate('self.__tuttiTap.outputClock') as { contextS: number[]; wallMs: number[]; offsetMs: number[] };
     for (const [n] of offClear) {
       const d = due[b.indexOf(n)]!;
       const near = series.filter(([t]) => t >= d - 1500 && t <= d + 500);
       const marks = near.filter(([t, o], k) => k === 0 || Math.abs(o - near[k - 1]![1]) > 0.5 || t - near[k - 1]![0] > 100);
-      around.push(`beat ${n}: ${marks.map(([t, o]) => `${(t - d).toFixed(0)}: ${(o - near[0]![1]).toFixed(2)}`).join(', ')}`);
+      const appNear = app!.wallMs.flatMap((w, k) => (w >= d - 1500 && w <= d + 500 ? [[w, w - app!.contextS[k]! * 1000, app!.offsetMs[k]!] as const] : []));
+      const appMarks = appNear.filter(([w, , o], k) => k === 0 || Math.abs(o - appNear[k - 1]![2]) > 0.5 || w - appNear[k - 1]![0] > 100);
+      const ref = near[0]?.[1] ?? 0;
+      around.push(
+        `beat ${n}: ${marks.map(([t, o]) => `${(t - d).toFixed(0)}: ${(o - ref).toFixed(2)}`).join(', ')}; ` +
+          `the app's dating (ms from due: reading, offset used) ${appMarks.map(([w, r, o]) => `${(w - d).toFixed(0)}: ${(r - ref).toFixed(2)}/${(o - ref).toFixed(2)}`).join(', ') || `no reading from ${(d - 1500).toFixed(0)} to ${(d + 500).toFixed(0)}`}`,
+      );
       console.log(`${name} beat ${n}: output clock around it (ms from due: offset, its changes and gaps in the samples) ${around[around.length - 1]}`);
     }
     console.log(`${name}: ${e.length} clicks, beats ${b[0]}..${b[b.length - 1]}, error median ${sorted[sorted.length >> 1]!.toFixed(2)} ms, worst ${worst(e).toFixed(2)} ms; beyond one quantum: ${off.map(([n, x, step]) => `beat ${n} ${x.toFixed(2)} ms${step ? ' (at an output step)' : ''}`).join(', ') || 'none'}; output steps ${steps.map((s) => `${s.ms.toFixed(1)} ms at t+${((s.to + refs[name]![0]! - m.startMs) / 1000).toFixed(1)} s`).join(', ') || 'none'}`);
