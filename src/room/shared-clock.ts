@@ -11,7 +11,8 @@
 //     newcomer, who starts a timeline of its own while it is alone, joins the room's on arrival,
 //     and two groups that meet agree on the older one.
 //   - Nobody present is a counting reference (ours left): its followers' lowest client id takes
-//     over, keeping the origin. Its worker fixes the base at that instant (the shared clock it
+//     over, keeping the origin. (Its followers: every participant on that timeline, whether it
+//     still names the departed reference or already holds for the successor.) Its worker fixes the base at that instant (the shared clock it
 //     held minus its own clock: clock-ref `succeed`, answered by `clock-base`) and only then does
 //     it publish itself as the reference with that base, so the shared clock runs on with no step
 //     (within the error of its last estimate). Until it says so, the others hold, running on at
@@ -56,8 +57,11 @@ export function decideClock(selfId: number, roster: ReadonlyMap<number, MemberSt
     return { state: { ref: best.ref, origin: best.origin, base: 0 }, ref: { kind: 'peer', peerId: String(best.ref), baseMs: best.baseMs } };
   }
   if (mine) {
-    // Our reference is gone (or not yet confirmed): its followers' lowest id takes over.
-    const followers = [...roster].filter(([id, m]) => m.kind === 'participant' && stateOf(id)?.ref === mine.ref && stateOf(id)?.origin === mine.origin).map(([id]) => id);
+    // Our reference is gone (or not yet confirmed): its followers' lowest id takes over. Its
+    // followers are everyone on the timeline (its origin), whomever they name now: one still
+    // naming the departed reference, and one already holding for the successor, must count the
+    // same set, or the holder, not finding the successor among those naming it, took over too.
+    const followers = [...roster].filter(([id, m]) => m.kind === 'participant' && stateOf(id)?.origin === mine.origin).map(([id]) => id);
     if (!followers.includes(selfId)) followers.push(selfId);
     const successor = Math.min(...followers);
     if (successor === selfId) {

@@ -153,6 +153,11 @@ describe('decideClock', () => {
     assert.deepEqual(took, { state: { ref: 60, origin: 5000, base: 12.345 }, ref: { kind: 'self', baseMs: 12.345 } });
     const waits = decideClock(80, roster, followed, null, 9000, true)!;
     assert.deepEqual(waits, { state: { ref: 60, origin: 5000, base: 0 }, ref: { kind: 'hold' } });
+    // 80 decides again (each roster change, each second) before 60 has published anything new:
+    // it keeps holding for 60, whose state still names the departed 70. (It took over itself
+    // here: its followers were those naming 60, and 60 did not; a rehearsal saw both 60's and
+    // 80's kind then reference themselves, and the room's shared clock split.)
+    assert.deepEqual(decideClock(80, new Map([...roster, [80, member(waits.state)]]), waits.state, null, 9050, true), waits);
     // Once 60 publishes, 80 follows it with its base, and 60 stays the reference.
     roster.set(60, member(took.state));
     assert.deepEqual(decideClock(80, roster, waits.state, null, 9100, true)!.ref, { kind: 'peer', peerId: '60', baseMs: 12.345 });
