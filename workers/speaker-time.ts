@@ -21,7 +21,7 @@
 // beyond the step limit on one side of the median, and within it of each other, replace the kept
 // readings. The limit is STEP_SPREADS times the readings' own scatter (the median difference
 // between successive readings, over √2: a median absolute deviation where the readings are noise;
-// its largest of the last half minute or so), at least STEP_MIN_MS: a device whose readings
+// its largest of the last few seconds), at least STEP_MIN_MS: a device whose readings
 // scatter widely never steps on its scatter, a steady one steps on a fraction of a quantum. The
 // scatter is not measured about the window's median: a device that steps often (headless
 // Chromium's output on a loaded machine loses a quantum every half second at times) spreads the
@@ -47,8 +47,15 @@ export const STEP_MIN_MS = 1;
  * before steps are followed (about 4 s and 6 s at twenty a second).
  */
 export const SCATTER_READINGS = READINGS * 2;
-/** The scatter held decays by this factor a reading (to half in about 14 s at twenty a second). */
-export const SCATTER_DECAY = 0.9975;
+/**
+ * The scatter held decays by this factor a reading (to half in about 5 s at twenty a second). Held
+ * longer (to half in 14 s), a few seconds of wide scatter (a starved page's readings, while three
+ * browsers start on two cores) can hold the step limit above a two-quantum step half a minute
+ * later: the step goes unfollowed for a second, and a metronome's clicks come that much late
+ * (likely what a rehearsal saw: two clicks 5.2 ms late on a 5.3 ms step). Held only a window (to
+ * half in 2 s), a device scattering by ±5 ms stepped on its scatter (unit tests, seed 4).
+ */
+export const SCATTER_DECAY = 0.993;
 /** A reading older than this (ms of wall clock) is not trusted: the page stopped reading (hidden tab, stopped context). */
 export const STALE_MS = 5000;
 
