@@ -254,10 +254,13 @@ export class JitterWriter {
    * timeline from the cursor up to `seq` will never play. Those that had not come count missed
    * (so lost, or late if they still come), those that had count discarded: the listener loses
    * both, and a buffer reset must not hide what the network lost (a quarter of a lossy sender's
-   * frames read 24.0 % through three resets in 10 s). (The worklet may take a frame between the
-   * cursor read here and its adoption of the resync: at most one counted twice.)
+   * frames read 24.0 % through three resets in 10 s). The `copies` quanta before `seq` came
+   * in this very packet (at two quanta per packet, the pair's first): discarded, not missed (counted
+   * missed, a churn run read one frame lost per resync beyond what the sender had dropped). (The
+   * worklet may take a frame between the cursor read here and its adoption of the resync: at most
+   * one counted twice.)
    */
-  private countPassedOver(seq: number): void {
+  private countPassedOver(seq: number, copies: number): void {
     const v = this.v;
     const i = v.i32;
     let from = this.cursor();
@@ -267,8 +270,10 @@ export class JitterWriter {
     for (let k = 0; k < n; k++) {
       const s = seqAdd(from, k);
       const slot = slotOf(s);
-      const held = seqDiff(s, this.newest) <= 0 && Atomics.load(i, v.tag(this.peer, slot)) === (s | 0);
+      const carried = n - k <= copies;
+      const held = carried || (seqDiff(s, this.newest) <= 0 && Atomics.load(i, v.tag(this.peer, slot)) === (s | 0));
       if (!held) this.counters.resyncMissed++;
+      else if (carried) this.counters.resyncDiscarded++;
       else if (Atomics.load(i, v.taken(this.peer, slot)) !== (s | 0)) this.counters.resyncDiscarded++;
     }
   }
@@ -278,7 +283,7 @@ export class JitterWriter {
     const i = v.i32;
     const seq = h.sequence;
     if (this.started) this.counters.resyncs++;
-    if (this.started && h.streamId === this.streamId) this.countPassedOver(seq);
+    if (this.started && h.streamId === this.streamId) this.countPassedOver(seq, h.redundancy);
     if (this.started && h.streamId !== this.streamId) this.previousStreamId = this.streamId;
     this.started = true;
     this.streamId = h.streamId;

@@ -837,6 +837,20 @@ describe('resynchronisation', () => {
     assert.ok(p.playedSet.has(1250) && p.playedSet.has(1250 + 100));
   });
 
+  test('a burst loss longer than the ring ends in a resync; the frames it passes over count missed, but a copy the resyncing packet carries does not', () => {
+    // Redundancy 1 (as at two quanta per packet, where each packet carries the pair's first): 80
+    // packets in a row lost, then the next is 80 ahead of the waiting cursor. The frames between
+    // never came, but the one before it came in that packet: a churn run counted it lost at each
+    // of 61 resyncs (lost 1164 where the partner's sender had dropped 1102).
+    const sim = new Sim(0);
+    const p = sim.addPeer({ streamId: 7, firstSeq: 1000, redundancy: 1, delay: (_, tick) => (tick >= 300 && tick < 380 ? [] : [1]) });
+    sim.run(600);
+    const c = p.writer.counters;
+    assert.equal(c.resyncs, 1);
+    assert.equal(c.resyncMissed, 79, 'the 80 lost but the one carried as a copy');
+    assert.equal(c.resyncDiscarded, 1);
+  });
+
   test('sequence jump backwards (same stream id): resync after RESYNC_AFTER_LATE late frames, each counted once', () => {
     const sim = new Sim(0);
     const p = sim.addPeer({ streamId: 6, firstSeq: 100_000, delay: constant(1) });
