@@ -131,9 +131,15 @@ test(`peer churn: a third peer joins and leaves ${CYCLES} times; the steady pair
       // channel can back up and its worker drops frames rather than queue them (counted at the
       // sender as sendDropped); those, and only those, may be lost here. Resyncs after an audio
       // thread stall of more than a ring (170 ms) are reported, not asserted.
+      // Since a resync counts the frames it passes over (workers/jitter-writer.ts countPassedOver),
+      // the drops behind a reset count lost too: lost ≈ drops, not well under. What may differ: a
+      // packet (two frames) dropped just before a window edge is counted lost only once its slot
+      // passes, after the edge; and at each resync a frame the worklet passes between the
+      // writer's cursor read and its adoption counts twice (at most one).
       const partnerDropped = afterSender[i]! - beforeSender[i]!;
+      const edges = 2 + d.resyncs;
       console.log(`${who}: lost ${d.lost}, partner's congestion drops toward ${who} ${partnerDropped}, resyncs ${d.resyncs}`);
-      expect.soft(d.lost, `${who}: lost frames beyond the partner's congestion drops`).toBeLessThanOrEqual(partnerDropped);
+      expect.soft(d.lost, `${who}: lost frames beyond the partner's congestion drops (and ${edges} for the window's edges and the resyncs' races)`).toBeLessThanOrEqual(partnerDropped + edges);
       expect(d.rejected).toBe(0);
 
       // The worker owns only the partner, its channel is open, exactly one ring slot is ACTIVE.
