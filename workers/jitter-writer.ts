@@ -251,26 +251,26 @@ export class JitterWriter {
 
   /**
    * Before a resync of the same stream to `seq`, ahead of the playout: the frames of the current
-   * timeline from the cursor up to `seq` will never play. Those that had not come count missed
-   * (so lost, or late if they still come), those that had count discarded: the listener loses
-   * both, and a buffer reset must not hide what the network lost (a quarter of a lossy sender's
-   * frames read 24.0 % through three resets in 10 s). The `copies` quanta before `seq` came
-   * in this very packet (at two quanta per packet, the pair's first): discarded, not missed (counted
-   * missed, a churn run read one frame lost per resync beyond what the sender had dropped). (The
-   * worklet may take a frame between the cursor read here and its adoption of the resync: at most
-   * one counted twice.)
+   * timeline from the cursor up to `until` (`seq`, or where a catch-up starts) will never play.
+   * Those that had not come count missed (so lost, or late if they still come), those that had
+   * count discarded: the listener loses both, and a buffer reset must not hide what the network
+   * lost (a quarter of a lossy sender's frames read 24.0 % through three resets in 10 s). The
+   * `copies` quanta before `seq` came in this very packet (at two quanta per packet, the pair's
+   * first): discarded, not missed (counted missed, a churn run read one frame lost per resync
+   * beyond what the sender had dropped). (The worklet may take a frame between the cursor read
+   * here and its adoption of the resync: at most one counted twice.)
    */
-  private countPassedOver(seq: number, copies: number): void {
+  private countPassedOver(until: number, seq: number, copies: number): void {
     const v = this.v;
     const i = v.i32;
     let from = this.cursor();
     if (seqDiff(this.firstSeq, from) > 0) from = this.firstSeq; // before the timeline's first frame: silence, nothing missing
-    const n = seqDiff(seq, from);
+    const n = seqDiff(until, from);
     if (n <= 0 || n > RESYNC_COUNT_LIMIT) return;
     for (let k = 0; k < n; k++) {
       const s = seqAdd(from, k);
       const slot = slotOf(s);
-      const carried = n - k <= copies;
+      const carried = seqDiff(seq, s) <= copies;
       const held = carried || (seqDiff(s, this.newest) <= 0 && Atomics.load(i, v.tag(this.peer, slot)) === (s | 0));
       if (!held) this.counters.resyncMissed++;
       else if (carried) this.counters.resyncDiscarded++;
@@ -282,17 +282,28 @@ export class JitterWriter {
     const v = this.v;
     const i = v.i32;
     const seq = h.sequence;
+    const same = this.started && h.streamId === this.streamId;
+    // Catch-up: the same stream, a ring or more ahead of the playout but not so far that the
+    // sender jumped (our playout fell behind: this machine's audio thread, or waits on an empty
+    // buffer that bursts then refilled). The frames of the last `depth` quanta are this timeline's
+    // and play on from the new cursor: a jump, not a jump and then `depth` quanta of silence.
+    const ahead = same ? seqDiff(seq, this.cursor()) : 0;
+    const catchUp = ahead >= JITTER_SLOTS && ahead <= RESYNC_COUNT_LIMIT;
+    const start = catchUp ? seqAdd(seq, -this.depth) : seq;
     if (this.started) this.counters.resyncs++;
-    if (this.started && h.streamId === this.streamId) this.countPassedOver(seq, h.redundancy);
+    if (same) this.countPassedOver(start, seq, h.redundancy);
     if (this.started && h.streamId !== this.streamId) this.previousStreamId = this.streamId;
     this.started = true;
     this.streamId = h.streamId;
     this.consecutiveLate = 0;
-    this.firstSeq = seq;
+    this.firstSeq = start;
     this.pendingCursor = seqAdd(seq, -this.depth);
-    // Invalidate every slot: tags half the sequence space away can never match a cursor soon.
+    // Invalidate every slot (tags half the sequence space away can never match a cursor soon), but
+    // at a catch-up the frames from `start` on, which the worklet will play (it is a ring behind
+    // them: it reads none of these slots meanwhile).
     for (let s = 0; s < JITTER_SLOTS; s++) {
-      Atomics.store(i, v.tag(this.peer, s), seqAdd(seq, 0x80000000 + s) | 0);
+      const tag = Atomics.load(i, v.tag(this.peer, s)) >>> 0;
+      if (!(catchUp && seqDiff(tag, start) >= 0 && seqDiff(tag, seq) < 0)) Atomics.store(i, v.tag(this.peer, s), seqAdd(seq, 0x80000000 + s) | 0);
       Atomics.store(i, v.taken(this.peer, s), seqAdd(seq, 0x80000000 + s) | 0);
     }
     const slot = slotOf(seq);
@@ -300,11 +311,13 @@ export class JitterWriter {
     Atomics.store(i, v.tag(this.peer, slot), seq | 0);
     this.newest = seq;
     Atomics.store(i, v.peerI32(this.peer, PEER_I32.NEWEST), seq | 0);
+    // At a catch-up the packet's copies are this timeline's frames too.
+    if (catchUp && h.redundancy > 0) this.recover(h, view, start);
     // Seqlock: RESYNC_GEN is odd while the two fields change, even (and new) once they are whole.
     const genIdx = v.peerI32(this.peer, PEER_I32.RESYNC_GEN);
     Atomics.store(i, genIdx, (this.resyncGen + 1) | 0);
     Atomics.store(i, v.peerI32(this.peer, PEER_I32.RESYNC_CURSOR), this.pendingCursor | 0);
-    Atomics.store(i, v.peerI32(this.peer, PEER_I32.RESYNC_FIRST), seq | 0);
+    Atomics.store(i, v.peerI32(this.peer, PEER_I32.RESYNC_FIRST), start | 0);
     this.resyncGen = (this.resyncGen + 2) | 0;
     Atomics.store(i, genIdx, this.resyncGen); // publishes the resync
     this.counters.received++;

@@ -837,18 +837,23 @@ describe('resynchronisation', () => {
     assert.ok(p.playedSet.has(1250) && p.playedSet.has(1250 + 100));
   });
 
-  test('a burst loss longer than the ring ends in a resync; the frames it passes over count missed, but a copy the resyncing packet carries does not', () => {
+  test('a burst loss longer than the ring ends in a catch-up: the frames it passes over count missed; the last depth quanta and the packet\'s copy play on', () => {
     // Redundancy 1 (as at two quanta per packet, where each packet carries the pair's first): 80
-    // packets in a row lost, then the next is 80 ahead of the waiting cursor. The frames between
-    // never came, but the one before it came in that packet: a churn run counted it lost at each
-    // of 61 resyncs (lost 1164 where the partner's sender had dropped 1102).
+    // packets in a row lost, then the next is 80 ahead of the waiting cursor: the writer resyncs
+    // the same stream to `depth` quanta behind it. The frames before that never came (missed, at
+    // the resync); those after are the new timeline's (the worklet misses the lost ones), and the
+    // one before the new packet came in it as its copy: it plays. (Counted missed, a churn run
+    // read one frame lost per resync beyond what the sender had dropped; and before the catch-up
+    // the new timeline began with `depth` quanta of silence.)
     const sim = new Sim(0);
     const p = sim.addPeer({ streamId: 7, firstSeq: 1000, redundancy: 1, delay: (_, tick) => (tick >= 300 && tick < 380 ? [] : [1]) });
     sim.run(600);
     const c = p.writer.counters;
     assert.equal(c.resyncs, 1);
-    assert.equal(c.resyncMissed, 79, 'the 80 lost but the one carried as a copy');
-    assert.equal(c.resyncDiscarded, 1);
+    assert.equal(c.resyncMissed, 80 - DEFAULT_DEPTH, 'passed over: the lost frames before the new cursor');
+    assert.equal(c.resyncDiscarded, 0);
+    assert.equal(p.writer.playCounter(PEER_I32.MISSED), DEFAULT_DEPTH - 1, 'the lost frames after the new cursor, but the copy');
+    assert.ok(p.playedSet.has(1379) && p.playedSet.has(1380), 'the copy and the packet that carried it play');
   });
 
   test('sequence jump backwards (same stream id): resync after RESYNC_AFTER_LATE late frames, each counted once', () => {
