@@ -41,8 +41,15 @@ export interface ReceiverCounters {
   resyncDiscarded: number;
 }
 
-/** A jump ahead of more than this many frames is the sender's, not frames lost: nothing counted. */
-const RESYNC_COUNT_LIMIT = 4 * JITTER_SLOTS;
+/**
+ * A same stream's jump ahead of more than this many frames (10 s) is taken for a sender that
+ * restarted its count, not frames lost: nothing counted. Below it, every frame jumped over was not
+ * delivered (the sender's count runs on through its congestion drops: a congested TURN path in a
+ * rehearsal dropped bursts beyond a second, whose frames went uncounted under a smaller limit).
+ */
+const RESYNC_COUNT_LIMIT = 10 * 375;
+/** A resync this far ahead at most keeps the last `depth` quanta (a catch-up, see resync()). */
+const CATCH_UP_LIMIT = 4 * JITTER_SLOTS;
 
 /** Claim a FREE peer slot, or -1 when all MAX_PEERS are in use. */
 export function findFreePeer(v: PlaybackViews, maxPeers: number): number {
@@ -90,7 +97,7 @@ export class JitterWriter {
     Atomics.store(i, v.peerI32(peer, PEER_I32.TRIM_ABOVE), 0);
     Atomics.store(i, v.peerI32(peer, PEER_I32.TRIM_NOW), 0);
     Atomics.store(i, v.peerI32(peer, PEER_I32.TRACK), track | 0);
-    for (const f of [PEER_I32.PLAYED, PEER_I32.MISSED, PEER_I32.CONCEALED, PEER_I32.UNDERRUNS, PEER_I32.FILL_COUNT, PEER_I32.TRIMMED, PEER_I32.TRIMMED_ABSENT]) Atomics.store(i, v.peerI32(peer, f), 0);
+    for (const f of [PEER_I32.PLAYED, PEER_I32.MISSED, PEER_I32.CONCEALED, PEER_I32.UNDERRUNS, PEER_I32.FILL_COUNT, PEER_I32.TRIMMED]) Atomics.store(i, v.peerI32(peer, f), 0);
     v.f32[v.peerF32(peer, PEER_F32.GAIN)] = gain;
     v.f32[v.peerF32(peer, PEER_F32.RATE)] = 1;
     v.f32[v.peerF32(peer, PEER_F32.PEAK)] = 0;
@@ -288,7 +295,7 @@ export class JitterWriter {
     // buffer that bursts then refilled). The frames of the last `depth` quanta are this timeline's
     // and play on from the new cursor: a jump, not a jump and then `depth` quanta of silence.
     const ahead = same ? seqDiff(seq, this.cursor()) : 0;
-    const catchUp = ahead >= JITTER_SLOTS && ahead <= RESYNC_COUNT_LIMIT;
+    const catchUp = ahead >= JITTER_SLOTS && ahead <= CATCH_UP_LIMIT;
     const start = catchUp ? seqAdd(seq, -this.depth) : seq;
     if (this.started) this.counters.resyncs++;
     if (same) this.countPassedOver(start, seq, h.redundancy);

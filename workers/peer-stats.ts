@@ -42,9 +42,10 @@ export function takePeerStats(p: RemotePeer, seconds: number, stereoSender: bool
     concealed: w.playCounter(PEER_I32.CONCEALED),
     recovered: c.recovered,
     underruns: w.playCounter(PEER_I32.UNDERRUNS),
-    // Skipped quanta whose frame had arrived (by a trim, or passed over by a resync); those that
-    // never came are in `missed`, so `lost`.
-    trimmed: w.playCounter(PEER_I32.TRIMMED) - w.playCounter(PEER_I32.TRIMMED_ABSENT) + c.resyncDiscarded,
+    // Quanta a trim skipped, and frames that had come but a resync passed over (those that never
+    // came are in `missed`, so `lost`). (A trim's skipped slots are all counted trimmed: one whose
+    // frame has not come yet may still come, as a copy in a later packet, which nothing counts.)
+    trimmed: w.playCounter(PEER_I32.TRIMMED) + c.resyncDiscarded,
     depth: p.controller.target,
     fill: { avg: round2(fill.avg), min: round2(fill.min), held: round2(p.controller.held()), target: p.controller.target, relief: round2(p.controller.relief()) },
     percent: { late: pct(c.late), lost: pct(lost), duplicates: pct(c.duplicates), rejected: pct(p.rejected) },

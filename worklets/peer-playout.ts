@@ -307,8 +307,7 @@ export class PeerPlayout {
    * Skip `skip` quanta at the frame `cur` just written at `at`: if the frame that many ahead is
    * there, it replaces `cur` in the FIFO, faded in over the quantum while `cur` (the old timeline's
    * continuation) fades out, so the jump has no step. The skipped frames are marked taken (so the
-   * worker does not count them late) and counted TRIMMED; those absent are counted MISSED and
-   * TRIMMED_ABSENT too. Returns the (possibly new) cursor frame.
+   * worker does not count them late) and counted TRIMMED. Returns the (possibly new) cursor frame.
    */
   private splice(at: number, cur: number): number {
     const v = this.v;
@@ -322,10 +321,8 @@ export class PeerPlayout {
     if (k >= JITTER_SLOTS || Atomics.load(i32, v.tag(p, toSlot)) !== (to | 0)) return cur; // not there (yet): no trim
     const next = this.shared.spliceFrame;
     if (!this.copySlot(toSlot, to, next, 0)) return cur; // a resync overwrote it: no trim
-    let absent = 0;
     for (let s = (cur + 1) >>> 0; s !== to; s = (s + 1) >>> 0) {
       if (Atomics.load(i32, v.tag(p, slotOf(s))) === (s | 0)) Atomics.store(i32, v.taken(p, slotOf(s)), s | 0);
-      else absent++;
     }
     const o = 2 * at;
     const xfade = this.shared.xfade;
@@ -336,11 +333,6 @@ export class PeerPlayout {
     }
     Atomics.store(i32, v.taken(p, toSlot), to | 0);
     Atomics.add(i32, v.peerI32(p, PEER_I32.TRIMMED), k);
-    if (absent > 0) {
-      // Frames that never came (or not yet): missed like any other, so counted lost (or late).
-      Atomics.add(i32, v.peerI32(p, PEER_I32.MISSED), absent);
-      Atomics.add(i32, v.peerI32(p, PEER_I32.TRIMMED_ABSENT), absent);
-    }
     this.flags |= HeardFlag.TRIMMED;
     return to;
   }

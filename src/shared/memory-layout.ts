@@ -290,7 +290,7 @@ export const PEER_I32 = {
   /** Counters below: W net zeroes them while the slot is FREE; then only play adds (Atomics.add). */
   /** W play: frames mixed (played). R net. */
   PLAYED: 9,
-  /** W play: playout slots whose frame was absent (lost or not yet arrived), a trim's skipped ones included (TRIMMED_ABSENT). R net. */
+  /** W play: playout slots whose frame was absent (lost or not yet arrived). R net. */
   MISSED: 10,
   /** W play: quanta synthesised by packet-loss concealment. R net (→ stats). */
   CONCEALED: 11,
@@ -351,14 +351,7 @@ export const PEER_I32 = {
    * exchange).
    */
   TRIM_NOW: 34,
-  /**
-   * W play (Atomics.add, with TRIMMED and MISSED): of the quanta a trim skipped, those whose frame
-   * was absent (lost, or not yet arrived). They count in MISSED too, so a frame the network lost is
-   * lost even where a trim passed over it. R net (→ stats): trimmed = TRIMMED − this, so each
-   * skipped quantum is one glitch, lost or trimmed. Zeroed with the counters above.
-   */
-  TRIMMED_ABSENT: 35,
-  SIZE: 36,
+  SIZE: 35,
 } as const;
 
 /** Quanta per fill window (43 ms) and windows in the ring (340 ms: net reads at 10 Hz). */
