@@ -2,7 +2,7 @@
 // of its sequence number, detects late, duplicate and restarted streams, and asks the playback
 // worklet to resynchronise. Runs in the network worker; unit-tested in Node.
 
-import { JITTER_SLOTS, MAX_REDUNDANCY, QUANTUM_FRAMES, RESAMPLER_HALF as HALF, clampDepth } from '../src/shared/constants.ts';
+import { JITTER_SLOTS, MAX_REDUNDANCY, QUANTUM_FRAMES, RESAMPLER_HALF as HALF, SAMPLE_RATE, clampDepth } from '../src/shared/constants.ts';
 import { FILL_RING, PEER_F32, PEER_I32, PeerState, PlaybackViews, marginFrames, playPosition, slotOf } from '../src/shared/memory-layout.ts';
 import { seqAdd, seqDiff } from '../src/shared/seq.ts';
 import { decodeSamples, type PacketHeader } from '../src/shared/wire.ts';
@@ -47,7 +47,7 @@ export interface ReceiverCounters {
  * delivered (the sender's count runs on through its congestion drops: a congested TURN path in a
  * rehearsal dropped bursts beyond a second, whose frames went uncounted under a smaller limit).
  */
-const RESYNC_COUNT_LIMIT = 10 * 375;
+const RESYNC_COUNT_LIMIT = Math.round((10 * SAMPLE_RATE) / QUANTUM_FRAMES);
 /** A resync this far ahead at most keeps the last `depth` quanta (a catch-up, see resync()). */
 const CATCH_UP_LIMIT = 4 * JITTER_SLOTS;
 
