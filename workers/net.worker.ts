@@ -62,8 +62,13 @@ class NetWorker {
   private lastPackets = 0;
   private lastStatsAt = performance.now();
   private readonly timers: ReturnType<typeof setInterval>[];
-  /** Our clock for the shared clock's exchanges, ms since the epoch (a test switch may skew it). */
-  private readonly clockNow: () => number;
+  /**
+   * Our clock for the shared clock's exchanges, ms since the epoch (a test switch may skew it), at
+   * a reading of the wall clock (performance.timeOrigin + now()). A figure that needs both clocks
+   * takes one reading and derives ours from it: two reads apart let a preemption of this worker
+   * between them (5–12 ms on a loaded machine) into the figure, and the metronome clicked that late.
+   */
+  private readonly ownAt: (wallMs: number) => number;
   /** The room's shared clock, from our side. */
   private readonly shared = new SharedClock();
   /** What the page last said the room follows (a peer may be named before its channel is here). */
@@ -87,10 +92,10 @@ class NetWorker {
     const test: TestOptions = __TUTTI_TEST__ ? (init.test ?? {}) : {};
     const tap = __TUTTI_TEST__ && test.tap ? new Tap(streamId) : null;
     if (__TUTTI_TEST__ && tap) self.__tuttiTap = tap;
-    this.clockNow = skewedClock(test.clockOffsetMs ?? 0, test.clockPpm ?? 0);
+    this.ownAt = skewedClock(test.clockOffsetMs ?? 0, test.clockPpm ?? 0);
     this.asksClocks = !(__TUTTI_TEST__ && test.wireV1);
     this.sender = new Sender(this.cap, init.channels, init.redundancy, streamId, test, tap, (reason) => post({ type: 'capture-ended', reason }), () => post({ type: 'capture-switched' }));
-    this.receiver = new Receiver(this.play, streamId, post, tap, this.speaker, test, this.clockNow);
+    this.receiver = new Receiver(this.play, streamId, post, tap, this.speaker, test, () => this.clockNow());
     this.metronome = new MetronomeSchedule(new MetronomeViews(init.metronome));
     if (__TUTTI_TEST__ && test.playOnBeat) this.sender.beatAt = (startMs) => this.metronome.beatInQuantum(startMs);
     this.timers = [
@@ -254,11 +259,13 @@ class NetWorker {
 
   /** 20 Hz, and at each change: the metronome's next beats at our speaker. */
   private scheduleMetronome(): void {
-    const own = this.clockNow();
+    // One reading of the wall clock for both clocks (see ownAt).
+    const wall = wallNow();
+    const own = this.ownAt(wall);
     // Leader mode: the leader's latest report of our one-way delay, if fresh (else the page's).
     const leader = this.leaderPeerId === null ? undefined : this.peers.get(this.leaderPeerId);
     const reported = leader ? leader.oneWayReports.theirs(performance.now()) : null;
-    this.metronome.tick({ ownMs: own, wallMs: performance.timeOrigin + performance.now(), sharedOffsetMs: this.shared.offsetAt(own) }, this.speaker, reported);
+    this.metronome.tick({ ownMs: own, wallMs: wall, sharedOffsetMs: this.shared.offsetAt(own) }, this.speaker, reported);
   }
 
   /** The page says whose clock the room follows (src/room/shared-clock.ts). */
@@ -283,12 +290,17 @@ class NetWorker {
     this.shared.ref = r.kind === 'self' ? r : peer && r.kind === 'peer' ? { kind: 'peer', peer: peer.clock, baseMs: r.baseMs } : { kind: 'hold' };
   }
 
+  /** Our clock now (see ownAt). */
+  private clockNow(): number {
+    return this.ownAt(wallNow());
+  }
+
   private clockStats(): SharedClockStats {
-    const own = this.clockNow();
+    const wall = wallNow(); // one reading for both clocks (see ownAt)
+    const own = this.ownAt(wall);
     const offset = this.shared.offsetAt(own);
     const error = this.shared.errorMs;
     const kind = this.shared.ref.kind;
-    const wall = performance.timeOrigin + performance.now();
     return {
       sharedMinusWallMs: offset === null ? null : own + offset - wall,
       ref: kind,
@@ -307,18 +319,9 @@ class NetWorker {
    */
   clockCheck(): { sharedMinusHostMs: number | null; ownMinusHostMs: number; peers: Record<string, number | null> } | null {
     if (!__TUTTI_TEST__) return null;
-    // The machine's clock read just before and after ours: a worker preempted between the two
-    // reads would put the pause into every figure (a 3 ms excursion in one of them failed the
-    // test, the estimates themselves being right). Retry until the reads are 20 µs apart.
-    let host = 0;
-    let mine = 0;
-    for (let i = 0; i < 50; i++) {
-      const before = performance.timeOrigin + performance.now();
-      mine = this.clockNow();
-      const after = performance.timeOrigin + performance.now();
-      host = (before + after) / 2;
-      if (after - before < 0.02) break;
-    }
+    // One reading of the machine's clock, ours derived from it (see ownAt): no preemption between two reads in any figure.
+    const host = wallNow();
+    const mine = this.ownAt(host);
     const offset = this.shared.offsetAt(mine);
     const peers: Record<string, number | null> = {};
     for (const [id, p] of this.peers) peers[id] = p.clock.offsetAt(mine);
@@ -440,14 +443,16 @@ class NetWorker {
   }
 }
 
-/** Our clock, ms since the epoch; in the test build skewed by `offsetMs` and `ppm` when asked. */
-function skewedClock(offsetMs: number, ppm: number): () => number {
-  if (!__TUTTI_TEST__ || (offsetMs === 0 && ppm === 0)) return () => performance.timeOrigin + performance.now();
-  const start = performance.timeOrigin + performance.now();
-  return () => {
-    const t = performance.timeOrigin + performance.now();
-    return t + offsetMs + ppm * 1e-6 * (t - start);
-  };
+/** This worker's wall clock, ms since the epoch. */
+function wallNow(): number {
+  return performance.timeOrigin + performance.now();
+}
+
+/** Our clock at wall time `t` (ms since the epoch); in the test build skewed by `offsetMs` and `ppm` when asked. */
+function skewedClock(offsetMs: number, ppm: number): (t: number) => number {
+  if (!__TUTTI_TEST__ || (offsetMs === 0 && ppm === 0)) return (t) => t;
+  const start = wallNow();
+  return (t) => t + offsetMs + ppm * 1e-6 * (t - start);
 }
 
 function post(msg: FromWorker): void {

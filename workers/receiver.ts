@@ -78,13 +78,19 @@ export class Receiver {
         peer.queue.send(peer.channel, data, performance.now());
       }
       if ((h.flags & FLAG.SILENT) === 0) peer.format = h.format;
+      // The renders so far, before and after the packet is placed against the playout's cursor: the
+      // one-way delay below is taken only if none came in between (see there).
+      const renderedBefore = Atomics.load(this.play.i32, PLAY_I32.QUANTA);
       const arrival = peer.writer.accept(h, view);
       const arrivalMs = performance.timeOrigin + performance.now();
       if (arrival === Arrival.RESYNC) {
         peer.controller.reset();
         peer.drift.reset();
       }
-      const transitUs = (nowUs() - h.captureTimeUs) | 0; // both clocks are wall clocks; wraps at 2^32 µs
+      // Both clocks are wall clocks; wraps at 2^32 µs. From arrivalMs, not a second read: the one-way
+      // delay below adds (speaker time − arrivalMs) to it, and a preemption of this worker between two
+      // reads (5–12 ms on a loaded machine) would be in one term and not the other.
+      const transitUs = (Math.round(arrivalMs * 1000) - h.captureTimeUs) | 0;
       if (arrival === Arrival.ON_TIME || arrival === Arrival.RESYNC || arrival === Arrival.LATE) {
         const rendered = Atomics.load(this.play.i32, PLAY_I32.QUANTA);
         const lagQuanta = transitUs / 1000 / QUANTUM_MS;
@@ -98,15 +104,17 @@ export class Receiver {
       if ((arrival === Arrival.ON_TIME || arrival === Arrival.RESYNC) && marginFrames >= -QUANTUM_FRAMES && marginFrames <= JITTER_SLOTS * QUANTUM_FRAMES) {
         peer.latency.add(transitUs / 1000 + (marginFrames / QUANTUM_FRAMES) * QUANTUM_MS);
         // The one-way delay: the frame plays `marginFrames` after the next render starts, at context
-        // frame FRAME_BASE + 128 × QUANTA; the output clock dates that frame at the speaker. (QUANTA
-        // is read after the margin: a render between the two reads, a few µs, shifts one sample by a
-        // quantum; the figure is a median.)
+        // frame FRAME_BASE + 128 × QUANTA; the output clock dates that frame at the speaker. The margin
+        // was measured against the cursor as it stood at accept(): if a render came since (a few µs
+        // apart, unless this worker was preempted between, then by as many quanta as the pause
+        // lasted), QUANTA no longer matches it and the figure would be that much high; no sample then.
         // The next render cannot reach the speaker before now: while the audio thread is late (a
         // busy machine), the frame it has not rendered yet is not played at the time the device's
         // clock gives that frame, but when the render catches up (a clean-clone run read the
         // speaker 11.6 ms *before* our playout). So its time is at least now, a lower bound.
-        const next = (Atomics.load(this.play.i32, PLAY_I32.FRAME_BASE) + QUANTUM_FRAMES * Atomics.load(this.play.i32, PLAY_I32.QUANTA)) | 0;
-        const nextMs = this.speaker.wallOf(next, arrivalMs);
+        const renderedAfter = Atomics.load(this.play.i32, PLAY_I32.QUANTA);
+        const next = (Atomics.load(this.play.i32, PLAY_I32.FRAME_BASE) + QUANTUM_FRAMES * renderedAfter) | 0;
+        const nextMs = renderedAfter === renderedBefore ? this.speaker.wallOf(next, arrivalMs) : null;
         if (nextMs !== null) {
           const oneWayMs = transitUs / 1000 + Math.max(0, nextMs - arrivalMs) + (marginFrames / QUANTUM_FRAMES) * QUANTUM_MS;
           peer.oneWay.add(oneWayMs);
