@@ -47,7 +47,16 @@ test('connections at a glance: the same light per pair on every member\'s view, 
   expect(redundancy, 'redundancy off at all three: a dropped frame is lost, not recovered').toEqual([0, 0, 0]);
   // All links clean first. (Three browsers starting on two cores glitch: a pair can show red
   // for the 10 s window after Carol's join.)
-  await expect.poll(async () => (await lights(alice.page)).filter((l) => !l.endsWith(':red')).length, { timeout: 30_000, intervals: [250] }).toBe(3);
+  const cleanBy = Date.now() + 30_000;
+  while ((await lights(alice.page)).filter((l) => !l.endsWith(':red')).length !== 3 && Date.now() < cleanBy) await alice.page.waitForTimeout(250);
+  const lightsWhy = async (): Promise<string> => {
+    const titles = await alice.page.locator('li[data-pair]').evaluateAll((els) => els.map((e) => `${e.getAttribute('data-pair')}: ${e.getAttribute('title')}`));
+    const each = await Promise.all([alice, bob, carol].map(async (p, i) => `${['Alice', 'Bob', 'Carol'][i]}: ${((await stats(p.page))?.peers ?? []).map((x) => `${x.peerId.slice(0, 6)} underruns ${x.underruns} trimmed ${x.trimmed} missed ${x.missed} late ${x.late} lost ${x.lost} resyncs ${x.resyncs} depth ${x.depth}; its sender dropped ${x.sendDropped}`).join(', ')}`));
+    return `${titles.join(' | ')} || counters so far: ${each.join(' | ')}`;
+  };
+  const cleanWhy = await lightsWhy();
+  console.log(`30 s after Carol's join (or once all clean): ${cleanWhy}`);
+  expect((await lights(alice.page)).filter((l) => !l.endsWith(':red')).length, `every light out of red within 30 s of the third join (${cleanWhy})`).toBe(3);
 
   // Each receiver's counters per peer (the stats name no one: the lossy peer is found by its loss).
   const counters = async (page: typeof alice.page) =>
@@ -76,14 +85,26 @@ test('connections at a glance: the same light per pair on every member\'s view, 
   // machine, `sendDropped` in the sender's stats): the receiver rightly counts those lost too
   // (including those a buffer reset passed over), so what is compared with the tap's quarter, and
   // with nothing for the clean peer, is the loss beyond them.
+  // A sender counts a drop at once, its receiver once the frame's slot passes (depth and transit
+  // later), each in its next 1 Hz stats: over one window read from all pages at once, a burst of
+  // drops at an edge falls in the sender's window and not the receiver's, or the other way (seen: a
+  // clean stream 2.5 % "beyond" its sender's drops, one run of drops at an edge). So the clean
+  // stream's drops are also taken over a window that holds the receiver's: from 1.2 s before it
+  // (a drop that early has passed the receiver's slot and its stats by the window's start) to
+  // 1.2 s after it (a stats tick of the sender's after the receiver's last).
   const pages = [alice, bob, carol];
+  const around = await Promise.all(pages.map((p) => counters(p.page)));
+  await alice.page.waitForTimeout(1_200);
   const before = await Promise.all(pages.map((p) => counters(p.page)));
   await alice.page.waitForTimeout(10_500); // a whole quality window (10 s) of the lossy link
   const after = await Promise.all(pages.map((p) => counters(p.page)));
-  /** What sender page `k` dropped as congested toward the peer that is neither `notId` nor itself, over the window. */
-  const droppedToward = (k: number, notIds: string[]): number => {
-    const a = after[k]!.find((x) => !notIds.includes(x.id));
-    const b = a && before[k]!.find((x) => x.id === a.id);
+  await alice.page.waitForTimeout(1_200);
+  const aroundAfter = await Promise.all(pages.map((p) => counters(p.page)));
+  /** What sender page `k` dropped as congested toward the peer that is neither of `notIds` nor itself, over the window (`wide`: the window that holds the receiver's). */
+  const droppedToward = (k: number, notIds: string[], wide = false): number => {
+    const [from, to] = wide ? [around, aroundAfter] : [before, after];
+    const a = to[k]!.find((x) => !notIds.includes(x.id));
+    const b = a && from[k]!.find((x) => x.id === a.id);
     return a && b ? a.sendDropped - b.sendDropped : 0;
   };
   for (let i = 0; i < 2; i++) {
@@ -97,15 +118,18 @@ test('connections at a glance: the same light per pair on every member\'s view, 
       const other = ids.find((x) => x !== a.id)!;
       const k = [0, 1, 2].find((j) => j !== i && after[j]!.some((x) => x.id === other) && !after[j]!.some((x) => x.id === a.id))!;
       const dropped = droppedToward(k, [other]);
-      return { id: a.id, lost, expected, dropped, percent: (100 * (lost - dropped)) / Math.max(1, expected), trimmed: a.trimmed - b.trimmed, resyncs: a.resyncs - b.resyncs, underruns: a.underruns - b.underruns };
+      const droppedAround = droppedToward(k, [other], true);
+      return { id: a.id, lost, expected, dropped, droppedAround, percent: (100 * (lost - dropped)) / Math.max(1, expected), percentAround: (100 * (lost - droppedAround)) / Math.max(1, expected), trimmed: a.trimmed - b.trimmed, resyncs: a.resyncs - b.resyncs, underruns: a.underruns - b.underruns };
     });
-    const counted = `${i ? 'Bob' : 'Alice'} counted: ${lossy.map((l) => `${l.id.slice(0, 6)} lost ${l.lost} of ${l.expected}, its sender dropped ${l.dropped} as congested (${l.percent.toFixed(1)} % beyond; trimmed ${l.trimmed}, underruns ${l.underruns}, resyncs ${l.resyncs})`).join(', ')}`;
+    const counted = `${i ? 'Bob' : 'Alice'} counted: ${lossy.map((l) => `${l.id.slice(0, 6)} lost ${l.lost} of ${l.expected}, its sender dropped ${l.dropped} as congested (${l.droppedAround} from 1.2 s before to 1.2 s after; ${l.percent.toFixed(1)} % beyond, ${l.percentAround.toFixed(1)} % beyond those around; trimmed ${l.trimmed}, underruns ${l.underruns}, resyncs ${l.resyncs})`).join(', ')}`;
     console.log(counted);
     const worst = lossy.reduce((m, l) => (l.percent > m.percent ? l : m));
     expect(worst.percent, `the peer that drops one frame in four: a quarter of its frames lost (${counted})`).toBeGreaterThan(24);
     expect(worst.percent, `(plus what a busy machine loses on its own) (${counted})`).toBeLessThan(27);
+    // (The lossy stream above: its sender's drops over the receiver's own window, so a quarter must
+    // show; the window around would also take drops the receiver has not counted in it.)
     const other = lossy.find((l) => l !== worst)!;
-    expect(other.percent, `the clean peer (${counted})`).toBeLessThan(2);
+    expect(other.percentAround, `the clean peer: lost beyond its sender's drops around the window (${counted})`).toBeLessThan(2);
   }
 
   // The reasons: on tap (the row opens) and on hover (its title), with the direction that failed.

@@ -61,13 +61,17 @@ export interface WavMatch {
  * A quantum matches only if all its QUANTUM_SAMPLES samples are equal: a resampled, re-gained or
  * re-quantised stream matches (almost) nowhere.
  */
-export function matchWav(wav: Int32Array, received: PcmQuanta): WavMatch {
+export function matchWav(wav: Int32Array, received: PcmQuanta, opts: { mixFrom?: Int32Array } = {}): WavMatch {
   const frames = wav.length / 2;
   const at = (frame: number, k: number): number => wav[(2 * ((frame + (k >> 1)) % frames)) + (k & 1)]!;
-  // The mixdown as the sender encodes it for the bottom rung: the float bus halved, as PCM16.
+  // The mixdown as the sender encodes it for the bottom rung: the float bus halved, as PCM16. The
+  // bus is the sender's input: `mixFrom` when `wav` is not it (its 24-bit input rounded to 16 bits:
+  // the mix of the rounded samples is not the rounded mix).
+  const bus = opts.mixFrom ?? wav;
+  if (bus.length !== wav.length) throw new Error('matchWav: mixFrom must be the same length as the WAV');
   const atMono = (frame: number, k: number): number => {
     const f = 2 * ((frame + (k >> 1)) % frames);
-    return floatToPcm16((wav[f]! / 8_388_608 + wav[f + 1]! / 8_388_608) * 0.5) * 256;
+    return floatToPcm16((bus[f]! / 8_388_608 + bus[f + 1]! / 8_388_608) * 0.5) * 256;
   };
   // Index every start frame by its first four frames; candidates are then checked in full.
   const KEY_SAMPLES = 8;

@@ -65,6 +65,27 @@ describe('matchWav (bit-exactness against the sender\'s input)', () => {
     assert.equal(matchWav(wav, received(left)).mono, 0);
   });
 
+  it('a 24-bit input heard at 16 bits: its mono mixdown is found with the input as the bus (mixFrom), not from the rounded samples', () => {
+    // A 24-bit input whose low 8 bits carry signal, and what a 16-bit receiver hears of it.
+    const src24 = wav.map((x, i) => Math.max(-8_388_608, Math.min(8_388_607, x + ((i * 37) % 256) - 128)));
+    const in16 = src24.map((x) => floatToPcm16(x / 8_388_608) * 256);
+    const quanta = Array.from({ length: 40 }, (_, q) => {
+      const f = new Float32Array(QUANTUM_SAMPLES);
+      for (let k = 0; k < QUANTUM_SAMPLES; k++) f[k] = src24[2 * (500 + q * QUANTUM_FRAMES + (k >> 1)) + (k & 1)]! / 8_388_608;
+      if (q < 20) return f;
+      const m = new Float32Array(QUANTUM_SAMPLES);
+      for (let n = 0; n < QUANTUM_FRAMES; n++) m[2 * n] = m[2 * n + 1] = floatToPcm16((f[2 * n]! + f[2 * n + 1]!) * 0.5) / 32768;
+      return m;
+    });
+    const plain = matchWav(in16, received(quanta));
+    assert.equal(plain.verbatim, 20);
+    assert.ok(plain.mono < 20, `the mix of the rounded samples is not the rounded mix: ${plain.mono} of 20 found anyway`);
+    const m = matchWav(in16, received(quanta), { mixFrom: src24 });
+    assert.equal(m.verbatim, 20);
+    assert.equal(m.mono, 20);
+    assert.deepEqual(m.misses, []);
+  });
+
   it('the loop point of the file is continuous too', () => {
     const m = matchWav(wav, received(captured(FRAMES - 10 * QUANTUM_FRAMES - 17, 40)));
     assert.equal(m.verbatim, 40);
