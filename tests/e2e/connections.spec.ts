@@ -50,7 +50,7 @@ test('connections at a glance: the same light per pair on every member\'s view, 
   const cleanBy = Date.now() + 30_000;
   while ((await lights(alice.page)).filter((l) => !l.endsWith(':red')).length !== 3 && Date.now() < cleanBy) await alice.page.waitForTimeout(250);
   const lightsWhy = async (): Promise<string> => {
-    const titles = await alice.page.locator('li[data-pair]').evaluateAll((els) => els.map((e) => `${e.getAttribute('data-pair')}: ${e.getAttribute('title')}`));
+    const titles = await alice.page.locator('li[data-pair]').evaluateAll((els) => els.map((e) => `${e.getAttribute('data-pair')}: ${e.querySelector('summary')?.getAttribute('title') ?? '(no reasons yet)'}`));
     const each = await Promise.all([alice, bob, carol].map(async (p, i) => `${['Alice', 'Bob', 'Carol'][i]}: ${((await stats(p.page))?.peers ?? []).map((x) => `${x.peerId.slice(0, 6)} underruns ${x.underruns} trimmed ${x.trimmed} missed ${x.missed} late ${x.late} lost ${x.lost} resyncs ${x.resyncs} depth ${x.depth}; its sender dropped ${x.sendDropped}`).join(', ')}`));
     return `${titles.join(' | ')} || counters so far: ${each.join(' | ')}`;
   };
@@ -107,6 +107,8 @@ test('connections at a glance: the same light per pair on every member\'s view, 
     const b = a && from[k]!.find((x) => x.id === a.id);
     return a && b ? a.sendDropped - b.sendDropped : 0;
   };
+  /** Alice's counts of Carol's stream over the window (set below). */
+  let aliceFromCarol: { expected: number; underruns: number; trimmed: number; late: number } | null = null;
   for (let i = 0; i < 2; i++) {
     const ids = after[i]!.map((x) => x.id); // the receiver's two peers
     const lossy = after[i]!.map((a) => {
@@ -119,11 +121,12 @@ test('connections at a glance: the same light per pair on every member\'s view, 
       const k = [0, 1, 2].find((j) => j !== i && after[j]!.some((x) => x.id === other) && !after[j]!.some((x) => x.id === a.id))!;
       const dropped = droppedToward(k, [other]);
       const droppedAround = droppedToward(k, [other], true);
-      return { id: a.id, lost, expected, dropped, droppedAround, percent: (100 * (lost - dropped)) / Math.max(1, expected), percentAround: (100 * (lost - droppedAround)) / Math.max(1, expected), trimmed: a.trimmed - b.trimmed, resyncs: a.resyncs - b.resyncs, underruns: a.underruns - b.underruns };
+      return { id: a.id, lost, expected, dropped, droppedAround, late: a.late - b.late, percent: (100 * (lost - dropped)) / Math.max(1, expected), percentAround: (100 * (lost - droppedAround)) / Math.max(1, expected), trimmed: a.trimmed - b.trimmed, resyncs: a.resyncs - b.resyncs, underruns: a.underruns - b.underruns };
     });
     const counted = `${i ? 'Bob' : 'Alice'} counted: ${lossy.map((l) => `${l.id.slice(0, 6)} lost ${l.lost} of ${l.expected}, its sender dropped ${l.dropped} as congested (${l.droppedAround} from 1.2 s before to 1.2 s after; ${l.percent.toFixed(1)} % beyond, ${l.percentAround.toFixed(1)} % beyond those around; trimmed ${l.trimmed}, underruns ${l.underruns}, resyncs ${l.resyncs})`).join(', ')}`;
     console.log(counted);
     const worst = lossy.reduce((m, l) => (l.percent > m.percent ? l : m));
+    if (i === 0) aliceFromCarol = worst;
     expect(worst.percent, `the peer that drops one frame in four: a quarter of its frames lost (${counted})`).toBeGreaterThan(24);
     expect(worst.percent, `(plus what a busy machine loses on its own) (${counted})`).toBeLessThan(27);
     // (The lossy stream above: its sender's drops over the receiver's own window, so a quarter must
@@ -141,8 +144,13 @@ test('connections at a glance: the same light per pair on every member\'s view, 
   // window has been all lossy for at most 5 s more.
   const shown = async () => Number(/Alice hears Carol: (\d+\.\d\d) %/.exec((await why.textContent())!)![1]);
   await expect.poll(shown, { timeout: 6_000, intervals: [250] }).toBeGreaterThan(23);
-  console.log(`shown on Bob's view: ${await why.textContent()}; Carol's sender drops one frame in four`);
-  expect(await shown()).toBeLessThan(28);
+  // Above it: what the loss check allows a busy machine (2 %), and the underruns, trims and late
+  // frames Alice herself counted of Carol's stream over the window (the label counts every glitch
+  // a listener hears; seen: 28.10 % shown with 2.8 % of them).
+  const a = aliceFromCarol!;
+  const machine = (100 * (a.underruns + a.trimmed + a.late)) / Math.max(1, a.expected);
+  console.log(`shown on Bob's view: ${await why.textContent()}; Carol's sender drops one frame in four; Alice counted ${machine.toFixed(2)} % more glitches of Carol's stream in the window`);
+  expect(await shown(), `a quarter, what a busy machine loses (2 %) and the ${machine.toFixed(2)} % of underruns, trims and late frames Alice counted`).toBeLessThan(27 + machine);
   expect(await pair(bob.page, 'Alice–Carol').locator('summary').getAttribute('title')).toMatch(/Carol hears Alice: /);
 
   // Bob's session log: the pair that went red with its reason in the view, and in the export
