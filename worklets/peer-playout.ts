@@ -85,6 +85,8 @@ export class PeerPlayout {
   private readonly plc = new Concealer();
   /** What happened to this peer's audio in the last render (HeardFlag bits), for a take's sidecar. */
   flags = 0;
+  /** This render adopted a resync while the stream was playing: the audio jumped (a take flags it trimmed). */
+  private jumped = false;
 
   constructor(
     private readonly v: PlaybackViews,
@@ -114,7 +116,8 @@ export class PeerPlayout {
     const p = this.p;
     this.adoptResync();
     if (!this.started) return false;
-    this.flags = 0;
+    this.flags = this.jumped ? HeardFlag.TRIMMED : 0;
+    this.jumped = false;
 
     // Rate steering: slew toward the controller's rate, clamped (a bad value cannot run away).
     let target = v.f32[v.peerF32(p, PEER_F32.RATE)]!;
@@ -366,6 +369,9 @@ export class PeerPlayout {
       cursor = start;
       if (seqDiff(cursor, first) > 0) first = cursor;
     }
+    // A resync of a stream already playing passes over what it did not play (the worker counts
+    // those frames missed or discarded): a jump the listener hears, flagged in a take as a trim.
+    this.jumped = this.started;
     this.cursor = cursor;
     this.first = first;
     this.started = true;

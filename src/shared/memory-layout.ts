@@ -165,7 +165,7 @@ export const HeardFlag = {
   CONCEALED: 1,
   /** Nothing newer had arrived: concealment (then silence) while playout waited. */
   UNDERRUN: 2,
-  /** Playout skipped frames to get back to its target depth (a crossfaded splice). */
+  /** Playout skipped frames: to get back to its target depth (a crossfaded splice), or at a resync of a stream it was playing (a jump). */
   TRIMMED: 4,
   /** Played at a rate other than 1 (drift correction): the samples are resampled, not the sender's. */
   RESAMPLED: 8,

@@ -21,7 +21,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DEFAULT_DEPTH, JITTER_SLOTS, MAX_PEERS, MAX_RATE_DEVIATION, QUANTUM_FRAMES, QUANTUM_SAMPLES } from '../../src/shared/constants.ts';
-import { PEER_F32, PEER_I32, PLAY_F32, PeerState, PlaybackViews, createPlaybackMemory } from '../../src/shared/memory-layout.ts';
+import { HeardFlag, PEER_F32, PEER_I32, PLAY_F32, PeerState, PlaybackViews, createPlaybackMemory } from '../../src/shared/memory-layout.ts';
 import { seqAdd, seqDiff } from '../../src/shared/seq.ts';
 import { MAX_PACKET_BYTES, RedundancyHistory, Reject, decodeHeader, encodePacket, newHeader } from '../../src/shared/wire.ts';
 import { Arrival, JitterWriter, RESYNC_AFTER_LATE, findFreePeer } from '../../workers/jitter-writer.ts';
@@ -847,13 +847,21 @@ describe('resynchronisation', () => {
     // the new timeline began with `depth` quanta of silence.)
     const sim = new Sim(0);
     const p = sim.addPeer({ streamId: 7, firstSeq: 1000, redundancy: 1, delay: (_, tick) => (tick >= 300 && tick < 380 ? [] : [1]) });
-    sim.run(600);
+    // The heard flags of each render (a take's sidecar), read before the next one.
+    const playout = (sim.mixer as unknown as { peers: { flags: number }[] }).peers[p.peer]!;
+    const trimmedAt: number[] = [];
+    sim.run(600, (t) => {
+      if (t > 0 && (playout.flags & HeardFlag.TRIMMED) !== 0) trimmedAt.push(t - 1);
+    });
     const c = p.writer.counters;
     assert.equal(c.resyncs, 1);
     assert.equal(c.resyncMissed, 80 - DEFAULT_DEPTH, 'passed over: the lost frames before the new cursor');
     assert.equal(c.resyncDiscarded, 0);
     assert.equal(p.writer.playCounter(PEER_I32.MISSED), DEFAULT_DEPTH - 1, 'the lost frames after the new cursor, but the copy');
     assert.ok(p.playedSet.has(1379) && p.playedSet.has(1380), 'the copy and the packet that carried it play');
+    // The jump is flagged in the heard record (a take lists it as a trim), once: before, a band take
+    // found unflagged jumps in a participant's heard track.
+    assert.equal(trimmedAt.length, 1, `renders flagged trimmed: ${trimmedAt.join(', ')}`);
   });
 
   test('sequence jump backwards (same stream id): resync after RESYNC_AFTER_LATE late frames, each counted once', () => {
