@@ -18,7 +18,7 @@ import { JitterWriter, findFreePeer } from './jitter-writer.ts';
 import { MetronomeSchedule } from './metronome-schedule.ts';
 import { takePeerStats } from './peer-stats.ts';
 import { Receiver } from './receiver.ts';
-import { RemotePeer, nowUs } from './remote-peer.ts';
+import { RemotePeer, nowMs, nowUs } from './remote-peer.ts';
 import { Sender } from './sender.ts';
 import { OutputClock } from './shown-drift.ts';
 import { SpeakerTime } from './speaker-time.ts';
@@ -123,7 +123,7 @@ class NetWorker {
   private dateHeard(): void {
     const h = this.heard;
     if (!h || Atomics.load(h.i32, HEARD_I32.SPEAKER_KNOWN) === 1 || Atomics.load(h.i32, HEARD_I32.STARTED) !== 1) return;
-    const now = performance.timeOrigin + performance.now();
+    const now = nowMs();
     const wall = this.speaker.wallOf(Atomics.load(h.i32, HEARD_I32.FIRST_FRAME), now);
     if (wall === null) return;
     h.f64[HEARD_F64.FIRST_SPEAKER_MS] = wall;
@@ -260,7 +260,7 @@ class NetWorker {
   /** 20 Hz, and at each change: the metronome's next beats at our speaker. */
   private scheduleMetronome(): void {
     // One reading of the wall clock for both clocks (see ownAt).
-    const wall = wallNow();
+    const wall = nowMs();
     const own = this.ownAt(wall);
     // Leader mode: the leader's latest report of our one-way delay, if fresh (else the page's).
     const leader = this.leaderPeerId === null ? undefined : this.peers.get(this.leaderPeerId);
@@ -292,11 +292,11 @@ class NetWorker {
 
   /** Our clock now (see ownAt). */
   private clockNow(): number {
-    return this.ownAt(wallNow());
+    return this.ownAt(nowMs());
   }
 
   private clockStats(): SharedClockStats {
-    const wall = wallNow(); // one reading for both clocks (see ownAt)
+    const wall = nowMs(); // one reading for both clocks (see ownAt)
     const own = this.ownAt(wall);
     const offset = this.shared.offsetAt(own);
     const error = this.shared.errorMs;
@@ -320,7 +320,7 @@ class NetWorker {
   clockCheck(): { sharedMinusHostMs: number | null; ownMinusHostMs: number; peers: Record<string, number | null> } | null {
     if (!__TUTTI_TEST__) return null;
     // One reading of the machine's clock, ours derived from it (see ownAt): no preemption between two reads in any figure.
-    const host = wallNow();
+    const host = nowMs();
     const mine = this.ownAt(host);
     const offset = this.shared.offsetAt(mine);
     const peers: Record<string, number | null> = {};
@@ -443,15 +443,10 @@ class NetWorker {
   }
 }
 
-/** This worker's wall clock, ms since the epoch. */
-function wallNow(): number {
-  return performance.timeOrigin + performance.now();
-}
-
 /** Our clock at wall time `t` (ms since the epoch); in the test build skewed by `offsetMs` and `ppm` when asked. */
 function skewedClock(offsetMs: number, ppm: number): (t: number) => number {
   if (!__TUTTI_TEST__ || (offsetMs === 0 && ppm === 0)) return (t) => t;
-  const start = wallNow();
+  const start = nowMs();
   return (t) => t + offsetMs + ppm * 1e-6 * (t - start);
 }
 

@@ -11,7 +11,7 @@ import { CLOCK, ControlKind, FLAG, HEADER, MAGIC_VERSION_BYTE, Reject, SampleFor
 import type { FromWorker, TestOptions } from '../src/shared/worker-protocol.ts';
 import type { ArrivalTrace } from './arrival-stats.ts';
 import { Arrival } from './jitter-writer.ts';
-import { nowUs, type RemotePeer } from './remote-peer.ts';
+import { nowMs, nowUs, type RemotePeer } from './remote-peer.ts';
 import { SpeakerTime } from './speaker-time.ts';
 import type { Tap } from './test-tap.ts';
 
@@ -39,7 +39,7 @@ export class Receiver {
     /** Test build only (see net.worker.ts): empty in production. */
     private readonly test: TestOptions = {},
     /** This worker's clock for the shared clock's exchanges, ms since the epoch (skewed only by a test switch). */
-    private readonly clock: () => number = () => performance.timeOrigin + performance.now(),
+    private readonly clock: () => number = nowMs,
   ) {}
 
   /** One message from `peer`'s channel (channel.onmessage). Never throws. */
@@ -82,7 +82,7 @@ export class Receiver {
       // one-way delay below is taken only if none came in between (see there).
       const renderedBefore = Atomics.load(this.play.i32, PLAY_I32.QUANTA);
       const arrival = peer.writer.accept(h, view);
-      const arrivalMs = performance.timeOrigin + performance.now();
+      const arrivalMs = nowMs();
       if (arrival === Arrival.RESYNC) {
         peer.controller.reset();
         peer.drift.reset();

@@ -67,7 +67,12 @@ export class RemotePeer {
   ) {}
 }
 
+/** This worker's wall clock, ms since the epoch. A figure that needs it twice takes one reading (see NetWorker.ownAt). */
+export function nowMs(): number {
+  return performance.timeOrigin + performance.now();
+}
+
 /** Wall-clock microseconds (the packets' capture-time stamps and pings use it). */
 export function nowUs(): number {
-  return Math.round((performance.timeOrigin + performance.now()) * 1000);
+  return Math.round(nowMs() * 1000);
 }
