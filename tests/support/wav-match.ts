@@ -52,6 +52,17 @@ export interface WavMatch {
   mono: number;
   /** Verbatim or mono quanta that are the very frames after the previous sequence's (no glitch, no resampling between). */
   continued: number;
+  /**
+   * Non-silent quanta that are the (stereo) WAV verbatim in two parts split at frame 32, 64 or 96:
+   * the input itself jumped inside the quantum, before the sender's code saw it. The page's
+   * microphone track reaches its AudioContext in 10 ms chunks (480 frames at 48 kHz), whose
+   * boundaries fall on those frames of a 128-frame quantum (gcd 32); a chunk the browser drops or
+   * repeats there splices the input exactly so. The sender moves whole quanta only (its capture
+   * ring takes or refuses a quantum whole), so no splice inside a quantum is ours.
+   */
+  spliced: number;
+  /** Up to 5 spliced quanta: sequence, split frame and the WAV frames of both parts (for the log). */
+  splices: string[];
   /** Sequence, and first differing sample against the closest candidate, of up to 5 non-verbatim quanta (for the log). */
   misses: string[];
 }
@@ -104,7 +115,7 @@ export function matchWav(wav: Int32Array, received: PcmQuanta, opts: { mixFrom?:
   const order = [...bySeq.keys()].sort((a, b) => seqDiff(a, first) - seqDiff(b, first));
   const span = order.length ? seqDiff(order[order.length - 1]!, order[0]!) + 1 : 0;
 
-  const r: WavMatch = { quanta: order.length, gaps: span - order.length, repeats, silent: 0, verbatim: 0, mono: 0, continued: 0, misses: [] };
+  const r: WavMatch = { quanta: order.length, gaps: span - order.length, repeats, silent: 0, verbatim: 0, mono: 0, continued: 0, spliced: 0, splices: [], misses: [] };
   let prevSeq: number | null = null;
   let prevFrame: number | null = null;
   for (const seq of order) {
@@ -138,11 +149,48 @@ export function matchWav(wav: Int32Array, received: PcmQuanta, opts: { mixFrom?:
     else {
       found = lookUp(atMono, (monoIndex ??= indexOf(atMono)));
       if (found !== null) r.mono++;
-      else if (r.misses.length < 5) r.misses.push(describeMiss(seq, sample, at, next ?? (index.get(keyOf(sample)) ?? [])[0] ?? null));
+      else {
+        const splice = findSplice(sample, at, index, keyOf, next);
+        if (splice !== null) {
+          r.spliced++;
+          if (r.splices.length < 5) r.splices.push(`seq ${seq}: WAV ${splice.head} for frames 0–${splice.split - 1}, then WAV ${splice.tail}`);
+          found = (splice.tail - splice.split + frames) % frames; // where the next quantum continues
+        } else if (r.misses.length < 5) r.misses.push(describeMiss(seq, sample, at, next ?? (index.get(keyOf(sample)) ?? [])[0] ?? null));
+      }
     }
     prevFrame = found;
   }
   return r;
+}
+
+/** Frames of a quantum at which a splice of 10 ms input chunks can fall (multiples of gcd(480, 128)). */
+const SPLICE_FRAMES = [32, 64, 96] as const;
+
+/**
+ * A quantum that is the stereo WAV in two verbatim parts, split at one of SPLICE_FRAMES: the head
+ * at `next` (the frames after the previous quantum) or wherever its first frames are found, the
+ * tail wherever its own first frames are found. Null if no split makes both parts verbatim.
+ */
+function findSplice(
+  sample: (k: number) => number,
+  at: (f: number, k: number) => number,
+  index: Map<string, number[]>,
+  keyOf: (get: (k: number) => number) => string,
+  next: number | null,
+): { split: number; head: number; tail: number } | null {
+  const partAt = (from: number, to: number) => (f: number): boolean => {
+    for (let k = 2 * from; k < 2 * to; k++) if (sample(k) !== at(f, k - 2 * from)) return false;
+    return true;
+  };
+  for (const split of SPLICE_FRAMES) {
+    const headOk = partAt(0, split);
+    const head = next !== null && headOk(next) ? next : ((index.get(keyOf(sample)) ?? []).find(headOk) ?? null);
+    if (head === null) continue;
+    const tailOk = partAt(split, QUANTUM_FRAMES);
+    const tail = (index.get(keyOf((k) => sample(2 * split + k))) ?? []).find(tailOk) ?? null;
+    if (tail !== null) return { split, head, tail };
+  }
+  return null;
 }
 
 function describeMiss(seq: number, sample: (k: number) => number, at: (f: number, k: number) => number, frame: number | null): string {

@@ -120,6 +120,40 @@ describe('matchWav (bit-exactness against the sender\'s input)', () => {
     assert.ok(matchWav(wav, received(gained)).verbatim <= 2);
   });
 
+  it('an input that skips a 10 ms chunk inside a quantum (at frame 32, 64 or 96) is spliced, not a miss; a cut elsewhere is a miss', () => {
+    // The input (at 48 kHz, in 480-frame chunks) loses one chunk, at frame `split` of quantum 30.
+    const spliced = (split: number): Float32Array[] => {
+      const start = 7000;
+      const before = captured(start, 30);
+      const at = start + 30 * QUANTUM_FRAMES;
+      const head = captured(at, 1)[0]!;
+      const tail = captured(at + 480, 1)[0]!; // the frames that follow the lost chunk
+      const q = new Float32Array(QUANTUM_SAMPLES);
+      for (let k = 0; k < QUANTUM_SAMPLES; k++) q[k] = k < 2 * split ? head[k]! : tail[k]!;
+      return [...before, q, ...captured(at + QUANTUM_FRAMES + 480, 30)];
+    };
+    for (const split of [32, 64, 96]) {
+      const m = matchWav(wav, received(spliced(split)));
+      assert.equal(m.spliced, 1, `split at ${split}: ${m.misses.join('; ')}`);
+      assert.equal(m.verbatim, 60);
+      assert.deepEqual(m.misses, []);
+      // The quantum after the splice continues the tail (a periodic tone may alias the first one).
+      assert.ok(m.continued >= 57, `split at ${split}: continued ${m.continued}`);
+      assert.match(m.splices[0]!, new RegExp(`frames 0–${split - 1}, then`));
+    }
+    for (const split of [16, 50, 100]) {
+      const m = matchWav(wav, received(spliced(split)));
+      assert.equal(m.spliced, 0, `a cut at frame ${split} is no 10 ms chunk's boundary`);
+      assert.equal(m.misses.length, 1);
+    }
+    // Both parts must be the input verbatim: one LSB off in the tail is a miss.
+    const off = spliced(64);
+    off[30]![2 * 100] = off[30]![2 * 100]! + 1 / 32768;
+    const m = matchWav(wav, received(off));
+    assert.equal(m.spliced, 0);
+    assert.equal(m.misses.length, 1);
+  });
+
   it('a splice (the input jumps) is still verbatim but not continued; silence is counted apart', () => {
     const q = [...captured(3000, 10), new Float32Array(QUANTUM_SAMPLES), ...captured(100_000 + 33, 10)];
     const m = matchWav(wav, received(q));
