@@ -12,7 +12,7 @@ import { startServer, type RunningServer } from '../support/server.ts';
 import { FRAMES_PER_SECOND, delta, freshStats, onlyPeer, stats, waitForPeers } from '../support/stats.ts';
 import { feedExactInput } from '../support/exact-input.ts';
 import { readPcm, workerGlobals } from '../support/taps.ts';
-import { matchWav, readWavPcm } from '../support/wav-match.ts';
+import { INPUT_BUFFER_FRAMES, matchWav, readWavPcm } from '../support/wav-match.ts';
 import { udpReceiveDrops } from '../support/kernel-drops.ts';
 import { tonePower, writeToneWav, zeroCrossingHz } from '../support/wav.ts';
 import { floatToPcm16 } from '../../src/shared/wire.ts';
@@ -309,6 +309,14 @@ test('24-bit: switched on live, a sender\'s stream is its 24-bit input verbatim 
     await expect.poll(async () => (await onlyPeer(b.page)).bits, { timeout: 10_000 }).toBe(24);
     await expect.poll(async () => (await onlyPeer(a.page)).sendBits, { timeout: 10_000 }).toBe(24);
     const before = [await onlyPeer(a.page), await onlyPeer(b.page)];
+    // Frames Alice's microphone track lost since a moment (whole buffers; the worker sees a loss
+    // within ~1.5 s): each quantum the matcher finds spliced inside must be one of those losses.
+    const captureLost = async () => (await stats(a.page))?.captureLostFrames ?? 0;
+    const spliceCounted = async (since: number, spliced: number, what: string) => {
+      if (spliced === 0) return;
+      await expect.poll(async () => (await captureLost()) - since, { message: `${what}: ${spliced} quanta spliced inside; Alice's track must have lost a buffer for each`, timeout: 5_000 }).toBeGreaterThanOrEqual(spliced * INPUT_BUFFER_FRAMES);
+    };
+    const lostBeforeB = await captureLost();
     await a.page.waitForTimeout(6500); // the tap keeps the last 6 s of decoded PCM: all of it 24-bit
     const after = [await onlyPeer(a.page), await onlyPeer(b.page)];
 
@@ -324,9 +332,10 @@ test('24-bit: switched on live, a sender\'s stream is its 24-bit input verbatim 
     expect(m.quanta).toBeGreaterThan(FRAMES_PER_SECOND * 5);
     expect(m.repeats + m.silent).toBe(0);
     expect(m.gaps, "every sequence missing at Bob is one Alice's sender says it dropped").toBeLessThanOrEqual(aDropped);
-    // A quantum the input itself spliced (a 10 ms chunk of the microphone track lost before the
-    // page's capture, tests/support/wav-match.ts) is the WAV sample for sample in two parts.
+    // A quantum spliced where Alice's microphone track lost a buffer (tests/support/wav-match.ts)
+    // is the WAV sample for sample in two parts, and that loss is counted.
     expect(m.verbatim + m.spliced, `every quantum is the 24-bit WAV, sample for sample: ${m.misses.join('; ')}`).toBe(m.quanta);
+    await spliceCounted(lostBeforeB, m.spliced, 'A→B');
     // The bytes on the wire: 1550-byte packets (two PCM24 stereo quanta) at 375/s, against 1038 for PCM16.
     expect(after[1]!.kbpsIn).toBeGreaterThan(4400);
     expect(after[0]!.kbpsIn).toBeLessThan(3300);
@@ -351,6 +360,7 @@ test('24-bit: switched on live, a sender\'s stream is its 24-bit input verbatim 
     // rejects version-2 packets). Alice sends her PCM16, Bob still PCM24; nothing is rejected.
     // Three browsers on two cores: each picks two quanta per packet (THREE_ON_TWO_CORES), the two
     // in the room already from their room views.
+    const lostBeforeC = await captureLost();
     for (const p of [a.page, b.page]) await p.locator('select[name=per-packet]').selectOption('2');
     await joinRoom(c.page, server.url, 'duo24', 'Carol', { query: 'test=tap&wire=1', ...THREE_ON_TWO_CORES });
     await waitForPeers(c.page, 2);
@@ -387,6 +397,7 @@ test('24-bit: switched on live, a sender\'s stream is its 24-bit input verbatim 
     expect(mc.quanta).toBeGreaterThan(FRAMES_PER_SECOND * 5);
     expect(mc.verbatim, 'the stereo 16-bit stream since the link is at the top of its ladder').toBeGreaterThan(0);
     expect(mc.verbatim + mc.mono + mc.silent + mc.spliced, `every quantum Alice's input at 16 bits, stereo or its mono mixdown: ${mc.misses.join('; ')}`).toBe(mc.quanta);
+    await spliceCounted(lostBeforeC, mc.spliced, 'A→C');
 
     // The choice is this device's: Alice's next page (a reload, the join form again) sends 24-bit
     // from the start, to Bob, and 16-bit to Carol.

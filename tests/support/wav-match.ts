@@ -54,11 +54,12 @@ export interface WavMatch {
   continued: number;
   /**
    * Non-silent quanta that are the (stereo) WAV verbatim in two parts split at frame 32, 64 or 96:
-   * the input itself jumped inside the quantum, before the sender's code saw it. The page's
-   * microphone track reaches its AudioContext in 10 ms chunks (480 frames at 48 kHz), whose
-   * boundaries fall on those frames of a 128-frame quantum (gcd 32); a chunk the browser drops or
-   * repeats there splices the input exactly so. The sender moves whole quanta only (its capture
-   * ring takes or refuses a quantum whole), so no splice inside a quantum is ours.
+   * the microphone track lost a capture buffer inside the quantum. The network worker reads the
+   * track in buffers of INPUT_BUFFER_FRAMES and cuts them into quanta (workers/track-capture.ts);
+   * when it falls ~100 ms behind, the track processor drops its oldest buffer, and the frames after
+   * the gap fill the quantum being cut. Buffer boundaries fall on those frames of a 128-frame
+   * quantum (gcd(480, 128) = 32). The sender counts such a loss (StatsMessage.captureLostFrames,
+   * whole buffers): a test holds each splice to it.
    */
   spliced: number;
   /** Up to 5 spliced quanta: sequence, split frame and the WAV frames of both parts (for the log). */
@@ -163,8 +164,15 @@ export function matchWav(wav: Int32Array, received: PcmQuanta, opts: { mixFrom?:
   return r;
 }
 
-/** Frames of a quantum at which a splice of 10 ms input chunks can fall (multiples of gcd(480, 128)). */
-const SPLICE_FRAMES = [32, 64, 96] as const;
+/** Frames per buffer of the microphone track (10 ms at 48 kHz), as the network worker reads it. */
+export const INPUT_BUFFER_FRAMES = 480;
+
+/** Frames of a quantum at which a buffer boundary can fall: the multiples of gcd(INPUT_BUFFER_FRAMES, QUANTUM_FRAMES) inside it. */
+const SPLICE_FRAMES: readonly number[] = (() => {
+  const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
+  const step = gcd(INPUT_BUFFER_FRAMES, QUANTUM_FRAMES);
+  return Array.from({ length: QUANTUM_FRAMES / step - 1 }, (_, i) => (i + 1) * step);
+})();
 
 /**
  * A quantum that is the stereo WAV in two verbatim parts, split at one of SPLICE_FRAMES: the head
