@@ -61,9 +61,12 @@
 //   of the buffer at once, before any history can show it. On the rig every join met the rhythm's
 //   first late buffer at a depth of 4-6 and underran 3-6 quanta (the bench's C default, 10-16
 //   underruns in 5 × 13 s); with the floor, none in simulation unless it comes in the first ~2 s.
-//   The cost is delay until the step has shown itself: on the rig the level is then the whole
-//   target while the arrivals are not yet at their earliest (no relief), ~+4 ms over a settled
-//   join in simulation; with no rhythm, the usual shrinking takes it down after 45 s.
+//   The cost is delay until the first late buffer has come: the level is then the whole target,
+//   and the arrivals, on their ramp, are at their earliest so far (no relief); with no rhythm, the
+//   usual shrinking takes it down after 45 s. From the first late buffer on, the burst stands in
+//   for the recurring step in the relief too (startStep()), so the level is not refilled to the
+//   whole floor after it: in simulation a join whose first late buffer came 5-13 s in played
+//   within a millisecond of its settled delay over 3-23 s, where refilled it was 3.6-5.6 ms above.
 // - Rate: the measured clock ratio (workers/drift-estimator.ts; over ~22 s, then over ~4 min once
 //   that has 60 s; each glitch and trim breaks its line, so a device's lost time is not read as
 //   drift; until the long one has its 60 s, the ~22 s slope of readings dated back to capture by
@@ -310,7 +313,7 @@ export class DepthController {
    * level before the next step is still that depth.
    */
   relief(): number {
-    const r = this.recurring();
+    const r = Math.max(this.recurring(), this.startStep());
     const relief = Math.min(r, this.lag.excess()) - RELIEF_MARGIN;
     if (!(relief > 0)) return 0;
     // What is left must still cover the ordinary dips (everything but the step itself).
@@ -365,6 +368,18 @@ export class DepthController {
   private burstNeed(): number {
     const b = this.bursts.size();
     return b > 0 ? Math.min(MAX_DEPTH, Math.ceil(b + DEAD_BAND + STEP_HEADROOM)) : 0;
+  }
+
+  /**
+   * While the start-up floor holds one burst of arrivals handed over late (see "Start-up" in the
+   * header), that burst stands in for the recurring step in the relief too (quanta; else 0): once a
+   * late buffer has come, the arrivals' lag shows it, and the level may stay down after it as it
+   * will once the step has recurred, instead of being refilled to the whole floor and adding half
+   * a step of delay on average until the rhythm's second late buffer (~45 s). What it leaves still
+   * covers the ordinary seconds' dips (RecurringDips.ordinary: their largest, while few are in).
+   */
+  private startStep(): number {
+    return this.lastNowMs - this.startMs < START_FLOOR_MS ? this.bursts.size() : 0;
   }
 
   /** A dip that recurs (quanta; see RecurringDips). */

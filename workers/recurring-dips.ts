@@ -11,6 +11,9 @@ const SECOND_WINDOWS = 23;
 const SECONDS_KEPT = 90;
 /** The quantile of the ordinary seconds' dips the relief leaves covered (depth-controller.ts, relief()). */
 const ORDINARY_QUANTILE = 0.9;
+/** Ordinary seconds before ordinary() takes their quantile (before that, their largest; none before FEWEST_SECONDS). */
+const ORDINARY_SECONDS = 10;
+const FEWEST_SECONDS = 3;
 
 export class RecurringDips {
   /** The largest dip of each of the last SECONDS_KEPT seconds (ring). */
@@ -60,15 +63,17 @@ export class RecurringDips {
 
   /**
    * The dip of an ordinary second (quanta): the 90th percentile of the per-second largest dips
-   * below `below` (the recurring step's seconds left out), over the seconds kept; 0 until 10.
+   * below `below` (the recurring step's seconds left out), over the seconds kept, once 10 are in;
+   * before that the largest of them (a few seconds say little about their tail: the start-up's
+   * relief, depth-controller.ts, comes that early), and Infinity before 3 (nothing known: no relief).
    */
   ordinary(below: number): number {
     let m = 0;
     for (let i = 0; i < this.filled; i++) if (this.secondMax[i]! < below) this.scratch[m++] = this.secondMax[i]!;
-    if (m < 10) return 0;
+    if (m < FEWEST_SECONDS) return Infinity;
     const s = this.scratch.subarray(0, m);
     s.sort();
-    return s[Math.floor(ORDINARY_QUANTILE * (m - 1))]!;
+    return m < ORDINARY_SECONDS ? s[m - 1]! : s[Math.floor(ORDINARY_QUANTILE * (m - 1))]!;
   }
 
   /** Forget everything (a resync: what led to it was an outage, not the devices' rhythm). */

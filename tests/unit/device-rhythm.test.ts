@@ -69,3 +69,17 @@ test('a join: the start-up floor of one burst meets the rhythm\'s first late buf
     assert.equal(floor.startGlitches, 0, `phase ${phaseS} s: no glitch in the first 30 s`);
   }
 });
+
+test('a join: once the first late buffer has come, the start-up plays at the settled delay, not refilled to the whole floor', () => {
+  // Joins whose first late buffer comes 13, 9 and 5 s in (within the 3-23 s that set-up C
+  // records). Refilled to the whole floor after it, these played 3.6-5.6 ms above the same
+  // join's settled delay over 3-23 s (the level back at the full target until the rhythm's
+  // second late buffer, ~45 s); with the burst standing in for the recurring step in the relief,
+  // within a millisecond of it.
+  for (const phaseS of [8, 12, 16]) {
+    const r = simulateRhythm({ seconds: 90, seed: 11, lag: true, sawSeconds: 21.3, jitterMs: 0.5, adaptive: true, depth: 8, phaseS });
+    console.log(`phase ${phaseS} s: delay 3-23 s ${r.startDelayMean.toFixed(1)} ms, settled (30-90 s) ${r.delayMean.toFixed(1)} ms, glitches ${r.startGlitches} + ${r.underruns + r.late}`);
+    assert.equal(r.startGlitches + r.underruns + r.late, 0, `phase ${phaseS} s: no glitch`);
+    assert.ok(r.startDelayMean - r.delayMean < 1.5, `phase ${phaseS} s: the start-up's delay within 1.5 ms of the settled one`);
+  }
+});
