@@ -37,6 +37,8 @@ export interface RhythmOptions {
   phaseS?: number;
   /** Feed the controller the arrival times (its start-up floor of one burst); default yes. */
   bursts?: boolean;
+  /** When the sender's microphone began, on the simulation's clock (ms; the stream begins at 0): the controller's micSinceMs. Default unknown. */
+  micSinceMs?: number;
 }
 
 export interface RhythmResult {
@@ -64,6 +66,7 @@ export function simulateRhythm(o: RhythmOptions): RhythmResult {
   const v = new PlaybackViews(createPlaybackMemory());
   const mixer = new Mixer(v);
   const ctl = new DepthController(o.depth, o.adaptive);
+  ctl.micSinceMs = o.micSinceMs ?? NaN;
   const w = new JitterWriter(v, 0, ctl.target);
   const rng = mulberry32(o.seed);
   const { view, pv, h } = preEncodedPacket();
@@ -193,4 +196,22 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   }
   console.log('The first 90 s of a join (automatic depth, lag fed), by where in the rhythm it lands, without and with the start-up floor of one burst (ms):');
   console.table(starts);
+  // A stream that began with the sender's microphone (at the top of its ramp: phase 0), with the
+  // microphone's start known (MemberState.micSince) or not.
+  const fresh = [];
+  for (const jitterMs of [0.5, 3]) {
+    const common = { seconds: 90, seed: 11, lag: true, sawSeconds: 21.3, jitterMs, adaptive: true, depth: 8, phaseS: 0 };
+    const unknown = simulateRhythm(common);
+    const known = simulateRhythm({ ...common, micSinceMs: -1000 });
+    const f = (x: number) => Math.round(x * 10) / 10;
+    fresh.push({
+      'jitter ms': jitterMs,
+      'glitches 0-30 s, start unknown / known': `${unknown.startGlitches} / ${known.startGlitches}`,
+      'delay 3-23 s': `${f(unknown.startDelayMean)} / ${f(known.startDelayMean)}`,
+      'glitches 30-90 s': `${unknown.underruns + unknown.late} / ${known.underruns + known.late}`,
+      'delay 30-90 s': `${f(unknown.delayMean)} / ${f(known.delayMean)}`,
+    });
+  }
+  console.log('A stream that began with the sender\'s microphone (phase 0), without and with the microphone\'s start known (ms):');
+  console.table(fresh);
 }

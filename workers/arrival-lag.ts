@@ -10,6 +10,8 @@
 /** Half-second slots, ~90 s (the recurring-dip memory's span). */
 const SLOT_MS = 500;
 const SLOTS = 180;
+/** A half second's mean lag may sit this much (quanta) above the one a second before and still be on a falling ramp (network jitter, the stamps' ±2 ms). */
+const RAMP_TOLERANCE = 0.25;
 
 export class ArrivalLag {
   private readonly means = new Float64Array(SLOTS);
@@ -71,6 +73,24 @@ export class ArrivalLag {
       if (m > max) max = m;
     }
     return max - min;
+  }
+
+  /**
+   * How far the arrivals' lag has fallen (quanta) while it has done nothing but fall since the
+   * stream's first second: each half second's mean at most RAMP_TOLERANCE above the one a second
+   * before, and none after the first second above the first second's highest. Else 0. A stream
+   * that begins at the top of a delivery ramp shows this (depth-controller.ts, "Start-up"). Only
+   * while the memory still holds the stream's start (its first ~90 s).
+   */
+  fallFromStart(): number {
+    const n = this.filled;
+    if (n < 3 || n >= SLOTS || Number.isNaN(this.recent)) return 0;
+    const top = Math.max(this.means[0]!, this.means[1]!);
+    for (let i = 2; i < n; i++) {
+      const m = this.means[i]!;
+      if (m > top || m > this.means[i - 2]! + RAMP_TOLERANCE) return 0;
+    }
+    return Math.max(0, top - this.recent);
   }
 
   /** Forget everything (a resync: a new timeline, maybe a new sender clock). */

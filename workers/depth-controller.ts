@@ -67,6 +67,16 @@
 //   for the recurring step in the relief too (startStep()), so the level is not refilled to the
 //   whole floor after it: in simulation a join whose first late buffer came 5-13 s in played
 //   within a millisecond of its settled delay over 3-23 s, where refilled it was 3.6-5.6 ms above.
+//   Before the first late buffer, one case is known: on the rig every stream began at the top of
+//   the sender's delivery ramp (the sender's microphone opened with the join: the lag at its
+//   highest in the first second, falling ~1 ms/s, the late buffer ~21 s in; three traced joins,
+//   docs/BENCHMARKS.md), so the first ~20 s played about half a burst above the settled delay. A
+//   stream that began within FRESH_MS of the sender's microphone (MemberState.micSince) and whose
+//   lag has done nothing but fall since is taken to have begun at the top: the ramp ends a burst
+//   lower, and the relief is the burst less the fall so far (startRamp()). Not for a stream met
+//   mid-ramp (a member joining a room whose others' microphones have run for minutes): taken for
+//   the top there, the relief at the late buffer was too much by up to a burst, and in simulation
+//   joins 12-16 s into the rhythm underran 1-3 quanta at it.
 // - Rate: the measured clock ratio (workers/drift-estimator.ts; over ~22 s, then over ~4 min once
 //   that has 60 s; each glitch and trim breaks its line, so a device's lost time is not read as
 //   drift; until the long one has its 60 s, the ~22 s slope of readings dated back to capture by
@@ -168,6 +178,13 @@ const QUICK_WINDOW_MS = (CONTROL_WINDOW.blocks + 1) * 1000;
  * floor at the jump alone left 11 (the same as without it).
  */
 const START_FLOOR_MS = 45_000;
+/** How far (quanta) the lag must have fallen since the stream began before startRamp() reads it as a ramp (~1.3 s of the rig's). */
+const RAMP_EVIDENCE = 0.5;
+/**
+ * A stream whose first packet came within this long (ms) of the sender's microphone opening (its
+ * MemberState.micSince) began with the sender's capture, at the top of its ramp if it has one.
+ */
+const FRESH_MS = 5_000;
 /** Clean windows after a (re)start before the target jumps to the measured need (~2 s). */
 const SETTLE_WINDOWS = 46;
 /** Running-average gain per window for the dip measurement (time constant ≈ 10 windows = 0.4 s). */
@@ -216,6 +233,13 @@ export class DepthController {
   private readonly bursts = new ArrivalBursts();
   /** The first update since the start or the last reset (the start-up floor's clock). */
   private startMs = NaN;
+  /**
+   * When the sender's microphone stream began (wall clock, ms: MemberState.micSince; NaN where its
+   * app does not say), and the first arrival since the start or the last reset (the wall clock of
+   * onArrival's atMs). See startRamp().
+   */
+  micSinceMs = NaN;
+  private firstArrivalMs = NaN;
   private lastGlitchMs = -Infinity;
   private lastShrinkMs = -Infinity;
   private lastGrowMs = -Infinity;
@@ -293,10 +317,14 @@ export class DepthController {
   /**
    * A data packet arrived (its sequence), with the quanta our output has rendered so far: the
    * drift measurement; its lag (as onLag), if known, for the stamped one; and its arrival time
-   * (ms, any clock), if known, for the bursts the start-up floor covers.
+   * (wall clock, ms since the epoch, as micSinceMs), if known, for the bursts the start-up floor
+   * covers and the start-up's ramp.
    */
   onArrival(seq: number, renderedQuanta: number, lagQuanta = NaN, atMs = NaN): void {
-    if (Number.isFinite(atMs)) this.bursts.add(atMs);
+    if (Number.isFinite(atMs)) {
+      this.bursts.add(atMs);
+      if (Number.isNaN(this.firstArrivalMs)) this.firstArrivalMs = atMs;
+    }
     this.clocks.add(seq, renderedQuanta);
     this.longClocks.add(seq, renderedQuanta);
     if (Number.isFinite(lagQuanta)) this.stampedClocks.add(seq, renderedQuanta, lagQuanta);
@@ -314,7 +342,7 @@ export class DepthController {
    */
   relief(): number {
     const r = Math.max(this.recurring(), this.startStep());
-    const relief = Math.min(r, this.lag.excess()) - RELIEF_MARGIN;
+    const relief = Math.min(r, Math.max(this.lag.excess(), this.startRamp())) - RELIEF_MARGIN;
     if (!(relief > 0)) return 0;
     // What is left must still cover the ordinary dips (everything but the step itself).
     const keep = this.recurringDips.ordinary(r - 1) + DEAD_BAND + HEADROOM;
@@ -337,6 +365,7 @@ export class DepthController {
     this.reliefTimes.fill(NaN);
     this.bursts.clear();
     this.startMs = NaN;
+    this.firstArrivalMs = NaN;
     this.settling = true;
     this.steering = 0;
   }
@@ -380,6 +409,26 @@ export class DepthController {
    */
   private startStep(): number {
     return this.lastNowMs - this.startMs < START_FLOOR_MS ? this.bursts.size() : 0;
+  }
+
+  /**
+   * The stream began with the sender's microphone and its lag has done nothing but fall since (by
+   * RAMP_EVIDENCE quanta or more), while the start-up floor holds: the stream began at the top of
+   * its delivery ramp, which ends one burst lower with the late buffer, so the arrivals come later
+   * than at the ramp's bottom by the burst less what they have fallen since the microphone opened
+   * (quanta; else 0). See "Start-up" in the header.
+   */
+  private startRamp(): number {
+    if (!(this.lastNowMs - this.startMs < START_FLOOR_MS)) return 0;
+    const before = this.firstArrivalMs - this.micSinceMs;
+    if (!(before < FRESH_MS)) return 0;
+    const fall = this.lag.fallFromStart();
+    if (!(fall >= RAMP_EVIDENCE)) return 0;
+    // The ramp had begun when the microphone opened, before the stream reached us: what it fell
+    // in between, at the rate seen since.
+    const seconds = (this.lastNowMs - this.startMs) / 1000;
+    const fallBefore = seconds > 0 ? (fall / seconds) * (Math.max(0, before) / 1000) : 0;
+    return Math.max(0, this.bursts.size() - fall - fallBefore);
   }
 
   /** A dip that recurs (quanta; see RecurringDips). */

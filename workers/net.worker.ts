@@ -169,7 +169,7 @@ class NetWorker {
 
   // ---- peers -----------------------------------------------------------------------------------
 
-  addPeer(peerId: string, channel: RTCDataChannel, wire: number, track: number): void {
+  addPeer(peerId: string, channel: RTCDataChannel, wire: number, track: number, micSinceMs = NaN): void {
     if (this.peers.has(peerId)) this.removePeer(peerId, 'replaced');
     const slot = findFreePeer(this.play, MAX_PEERS);
     if (slot < 0) {
@@ -178,6 +178,7 @@ class NetWorker {
       return;
     }
     const controller = new DepthController(this.depth, this.adaptive);
+    controller.micSinceMs = micSinceMs;
     const peer = new RemotePeer(peerId, channel, new JitterWriter(this.play, slot, controller.target, 1, track), controller, wire);
     channel.binaryType = 'arraybuffer';
     channel.onopen = () => post({ type: 'peer-open', peerId });
@@ -469,7 +470,7 @@ self.onmessage = (ev: MessageEvent<ToWorker>) => {
       post({ type: 'ready' });
       break;
     case 'add-peer':
-      worker!.addPeer(msg.peerId, msg.channel, msg.wire, msg.track);
+      worker!.addPeer(msg.peerId, msg.channel, msg.wire, msg.track, msg.micSinceMs ?? NaN);
       break;
     case 'remove-peer':
       worker!.removePeer(msg.peerId, 'removed by page');

@@ -77,6 +77,11 @@ export class AudioEngine {
   readonly onsets: OutputOnset[] = [];
   /** Every stats message of this session with its receive time (sparklines, quality, JSON export). */
   readonly stats = new StatsRecorder();
+  /**
+   * When the microphone's stream began (wall clock, ms since the epoch): getUserMedia's answer,
+   * which opens the device. Published as MemberState.micSince (a listener's playout reads it).
+   */
+  micSinceMs = NaN;
   private readonly captureControl: Float32Array;
   private readonly playback: PlaybackViews;
   private readonly stopOutputClock: () => void;
@@ -128,6 +133,7 @@ export class AudioEngine {
       throw micError(err);
     }
     if (stream.getAudioTracks().length === 0) throw new TuttiError('no-input', 'No audio input device was found. Plug one in, then press Join again.');
+    const micSinceMs = Date.now();
 
     const context = new AudioContext({ sampleRate: SAMPLE_RATE, latencyHint: 0 });
     if (!context.audioWorklet) throw new TuttiError('no-audioworklet', 'This browser has no AudioWorklet support; use a current Chromium, Chrome or Edge.');
@@ -176,7 +182,9 @@ export class AudioEngine {
     playbackNode.connect(context.destination);
     keepDeviceAwake(context);
     await context.resume();
-    return new AudioEngine(context, stream, capturePath, net, captureMeterView(capture), new PlaybackViews(playbackSab), worklet, opts.channels, playbackNode, new MetronomeViews(metronome));
+    const engine = new AudioEngine(context, stream, capturePath, net, captureMeterView(capture), new PlaybackViews(playbackSab), worklet, opts.channels, playbackNode, new MetronomeViews(metronome));
+    engine.micSinceMs = micSinceMs;
+    return engine;
   }
 
   /**

@@ -51,8 +51,8 @@ export class NetBridge {
 
   /** Hand an audio channel to the worker. Must run right after creation / inside ondatachannel. */
   /** `wire`: the highest audio wire version the peer decodes (its MemberState.wire, 1 if it does not say). */
-  addPeer(peerId: string, channel: RTCDataChannel, wire: number, track = 0): void {
-    this.worker.postMessage({ type: 'add-peer', peerId, channel, wire, track } satisfies ToWorker, [channel as unknown as Transferable]);
+  addPeer(peerId: string, channel: RTCDataChannel, wire: number, track = 0, micSinceMs = NaN): void {
+    this.worker.postMessage({ type: 'add-peer', peerId, channel, wire, track, ...(Number.isFinite(micSinceMs) ? { micSinceMs } : {}) } satisfies ToWorker, [channel as unknown as Transferable]);
   }
   removePeer(peerId: string): void {
     this.post({ type: 'remove-peer', peerId });

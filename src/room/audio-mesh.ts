@@ -129,7 +129,7 @@ export class AudioMesh {
   private async offer(peerId: string, m: MemberState): Promise<void> {
     const link = this.createLink(peerId, m, Math.floor(Math.random() * 2 ** 31), true);
     const channel = link.pc.createDataChannel(AUDIO_CHANNEL_LABEL, AUDIO_CHANNEL_INIT);
-    this.net.addPeer(peerId, channel, m.wire ?? 1, this.tracks.trackFor(peerId, m)); // transferred before it opens: the page never sees a frame
+    this.net.addPeer(peerId, channel, m.wire ?? 1, this.tracks.trackFor(peerId, m), m.micSince ?? NaN); // transferred before it opens: the page never sees a frame
     await link.pc.setLocalDescription(await link.pc.createOffer());
     await gathered(link.pc);
     if (this.links.get(peerId) !== link) return;
@@ -155,7 +155,7 @@ export class AudioMesh {
     this.refresh(link, m);
     this.links.set(peerId, link);
     pc.ondatachannel = (ev) => {
-      if (ev.channel.label === AUDIO_CHANNEL_LABEL) this.net.addPeer(peerId, ev.channel, m.wire ?? 1, this.tracks.trackFor(peerId, m)); // answering side: transfer at once
+      if (ev.channel.label === AUDIO_CHANNEL_LABEL) this.net.addPeer(peerId, ev.channel, m.wire ?? 1, this.tracks.trackFor(peerId, m), m.micSince ?? NaN); // answering side: transfer at once
     };
     pc.onconnectionstatechange = () => {
       link.member.connection = pc.connectionState;

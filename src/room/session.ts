@@ -161,7 +161,7 @@ export class Session extends EventTarget {
       const self: MemberState = {
         v: 1, name: identity.name.slice(0, 40), role: identity.role, instrument: identity.instrument.trim().slice(0, 40), muted: choices.muted,
         format: choices.channels === 1 ? 'mono' : 'stereo', kind: remote ? 'remote' : 'participant',
-        ...(remote ? { controls: identity.remoteOf! } : { member: memberId(), audio: {}, mix: mixState(choices), bits: choices.bits, ...(__TUTTI_TEST__ && test?.wireV1 ? {} : { wire: WIRE_VERSION }) }),
+        ...(remote ? { controls: identity.remoteOf! } : { member: memberId(), audio: {}, mix: mixState(choices), bits: choices.bits, ...(__TUTTI_TEST__ && test?.wireV1 ? {} : { wire: WIRE_VERSION }), ...(engine && Number.isFinite(engine.micSinceMs) ? { micSince: engine.micSinceMs } : {}) }),
         ...(lessonKey ? { lessonKey: lessonKey.pub } : {}),
       };
       room.setSelf(self);

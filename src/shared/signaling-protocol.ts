@@ -113,6 +113,12 @@ export interface MemberState {
    * absent: 1, an app before PCM24). A PCM24 sender sends PCM16 to a member below 2.
    */
   wire?: number;
+  /**
+   * When the member's microphone stream began (wall clock, ms since the epoch; absent in apps
+   * before it, and for a remote). A listener whose stream from this member begins within a few
+   * seconds of it sees the member's capture from its start (workers/depth-controller.ts, "Start-up").
+   */
+  micSince?: number;
   /** 'participant' sends and receives audio; 'remote' is a phone controlling one participant. */
   kind: 'participant' | 'remote';
   /**
@@ -216,6 +222,7 @@ export function parseMemberState(data: unknown): MemberState | null {
   if (d['controls'] !== undefined && !num(d['controls'])) return null;
   if (d['bits'] !== undefined && d['bits'] !== 16 && d['bits'] !== 24) return null;
   if (d['wire'] !== undefined && !(num(d['wire']) && Number.isInteger(d['wire']) && d['wire'] >= 1)) return null;
+  if (d['micSince'] !== undefined && !num(d['micSince'])) return null;
   if (d['member'] !== undefined && !str(d['member'], 64)) return null;
   if (d['lessonKey'] !== undefined && !str(d['lessonKey'], 200)) return null;
   const audio: Record<string, AudioSdp> = {};

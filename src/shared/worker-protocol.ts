@@ -58,6 +58,8 @@ export interface AddPeerMessage {
   wire: number;
   /** The participant's recording track (src/room/track-registry.ts; 0: none), stored in the slot as PEER_I32.TRACK. */
   track: number;
+  /** When the peer's microphone stream began (MemberState.micSince, wall-clock ms); absent where its app does not say. */
+  micSinceMs?: number;
 }
 export interface RemovePeerMessage {
   type: 'remove-peer';

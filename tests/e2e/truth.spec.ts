@@ -211,3 +211,21 @@ test('one-way delay: a 40 ms delay injected at the sender shows in it, and its o
   const strip = b.locator('[data-testid="one-way"]').first();
   await expect(strip).toHaveAttribute('title', /measured by the device's clock/);
 });
+
+test('the sender\'s microphone start reaches the listener\'s playout: Bob\'s depth controller for Alice has the moment her microphone opened', async () => {
+  // What a listener needs to take a falling lag as the top of a delivery ramp (workers/
+  // depth-controller.ts, "Start-up"): Alice's engine stamps getUserMedia's answer, her member
+  // state publishes it (micSince), Bob's mesh hands it to his network worker with her channel.
+  const { a, b } = await duo('mic-since', '');
+  const opened = await a.evaluate(() => (document.querySelector('tutti-app') as unknown as { session: { engine: { micSinceMs: number } } }).session.engine.micSinceMs);
+  const w = b.workers().find((x) => x.url().includes('net'));
+  expect(w, 'Bob\'s network worker').toBeTruthy();
+  const held = await w!.evaluate(() => {
+    const net = (self as unknown as { __tuttiWorker: { peers: Map<string, { controller: { micSinceMs: number } }> } }).__tuttiWorker;
+    return [...net.peers.values()].map((p) => p.controller.micSinceMs);
+  });
+  console.log(`Alice's microphone opened at ${opened}; Bob's controller holds ${JSON.stringify(held)} (${(Date.now() - opened) / 1000} s ago)`);
+  expect(Number.isFinite(opened), 'Alice\'s engine stamped her microphone\'s start').toBe(true);
+  expect(Date.now() - opened, 'within this test').toBeLessThan(60_000);
+  expect(held).toEqual([opened]);
+});

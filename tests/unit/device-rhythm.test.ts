@@ -83,3 +83,21 @@ test('a join: once the first late buffer has come, the start-up plays at the set
     assert.ok(r.startDelayMean - r.delayMean < 1.5, `phase ${phaseS} s: the start-up's delay within 1.5 ms of the settled one`);
   }
 });
+
+test('a join that began with the sender\'s microphone: its start known, the start-up plays near the settled delay from the first seconds, with no glitch', () => {
+  // Phase 0: the stream begins at the top of the sender's delivery ramp, as every traced join on
+  // the rig did (the sender's microphone opened with the join); the first late buffer comes ~21 s
+  // in. Without the microphone's start (MemberState.micSince) the level is held at the whole
+  // floor while the lag falls, ~5 ms above the settled delay over 3-23 s.
+  for (const jitterMs of [0.5, 3]) {
+    const common = { seconds: 90, seed: 11, lag: true, sawSeconds: 21.3, jitterMs, adaptive: true, depth: 8, phaseS: 0 };
+    const unknown = simulateRhythm(common);
+    const known = simulateRhythm({ ...common, micSinceMs: -1000 });
+    const stale = simulateRhythm({ ...common, micSinceMs: -60_000 });
+    console.log(`+${jitterMs} ms: delay 3-23 s ${unknown.startDelayMean.toFixed(1)} (start unknown) → ${known.startDelayMean.toFixed(1)} ms (known), settled ${known.delayMean.toFixed(1)}; glitches ${known.startGlitches} + ${known.underruns + known.late}`);
+    assert.ok(unknown.startDelayMean - unknown.delayMean > 3, 'the comparison is fair: without it the start-up sat above the settled delay');
+    assert.equal(known.startGlitches + known.underruns + known.late, 0, 'no glitch');
+    assert.ok(known.startDelayMean - known.delayMean < 1, `+${jitterMs} ms: the start-up within 1 ms of the settled delay`);
+    assert.ok(Math.abs(stale.startDelayMean - unknown.startDelayMean) < 0.01, 'a microphone opened a minute before: nothing changes');
+  }
+});

@@ -60,11 +60,14 @@ test('awareness and control parsers accept what Tutti sends and reject malformed
   assert.equal(m.bits, undefined);
   assert.equal(m.wire, undefined);
   assert.deepEqual([parseMemberState({ ...ok, bits: 24, wire: 2 })!.bits, parseMemberState({ ...ok, bits: 24, wire: 2 })!.wire], [24, 2]);
+  // When the microphone began: optional (apps before it, and remotes, do not say), a finite number.
+  assert.equal(m.micSince, undefined);
+  assert.equal(parseMemberState({ ...ok, micSince: 1_796_000_000_000 })!.micSince, 1_796_000_000_000);
   // A take in progress (for a paired remote): kept when well formed, dropped (not the member) when not.
   assert.deepEqual(parseMemberState({ ...ok, recording: { seconds: 3, bytes: 1e6, leftBytes: null } })!.recording, { seconds: 3, bytes: 1e6, leftBytes: null });
   assert.equal(m.recording, undefined);
   assert.equal(parseMemberState({ ...ok, recording: { seconds: 'x', bytes: 1 } })!.recording, undefined);
-  for (const bad of [null, 3, 'x', {}, { ...ok, v: 2 }, { ...ok, role: 'admin' }, { ...ok, name: 'x'.repeat(41) }, { ...ok, kind: 'spy' }, { ...ok, format: 'opus' }, { ...ok, controls: 'me' }, { ...ok, bits: 32 }, { ...ok, bits: '24' }, { ...ok, wire: 0 }, { ...ok, wire: 1.5 }, { ...ok, wire: 'v2' }]) {
+  for (const bad of [null, 3, 'x', {}, { ...ok, v: 2 }, { ...ok, role: 'admin' }, { ...ok, name: 'x'.repeat(41) }, { ...ok, kind: 'spy' }, { ...ok, format: 'opus' }, { ...ok, controls: 'me' }, { ...ok, bits: 32 }, { ...ok, bits: '24' }, { ...ok, wire: 0 }, { ...ok, wire: 1.5 }, { ...ok, wire: 'v2' }, { ...ok, micSince: 'now' }, { ...ok, micSince: Infinity }]) {
     assert.equal(parseMemberState(bad), null, JSON.stringify(bad)?.slice(0, 60));
   }
   assert.deepEqual(parseControlRequest({ seq: 1, from: 2, peer: { id: '3', gain: 0, muted: true } }), { seq: 1, from: 2, peer: { id: '3', gain: 0, muted: true } });
