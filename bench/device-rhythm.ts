@@ -39,6 +39,8 @@ export interface RhythmOptions {
   bursts?: boolean;
   /** When the sender's microphone began, on the simulation's clock (ms; the stream begins at 0): the controller's micSinceMs. Default unknown. */
   micSinceMs?: number;
+  /** A passing bump of extra delivery delay at the start, ms at its peak (0.5 s → peak at 2 s → gone at 5.5 s; one traced join in six on the rig). Default none. */
+  bumpMs?: number;
 }
 
 export interface RhythmResult {
@@ -61,6 +63,12 @@ const BUFFER_QUANTA = 8;
 const RENDER_BURST = 4;
 /** Base delivery delay after a buffer's last frame is captured, ms. */
 const BASE_MS = 1;
+
+/** The start's passing bump (RhythmOptions.bumpMs) for a buffer captured at `ms`: a triangle from 0.5 s to 5.5 s, highest at 2 s. */
+function bump(ms: number, peakMs: number): number {
+  if (ms <= 500 || ms >= 5500) return 0;
+  return ms < 2000 ? (peakMs * (ms - 500)) / 1500 : (peakMs * (5500 - ms)) / 3500;
+}
 
 export function simulateRhythm(o: RhythmOptions): RhythmResult {
   const v = new PlaybackViews(createPlaybackMemory());
@@ -96,7 +104,7 @@ export function simulateRhythm(o: RhythmOptions): RhythmResult {
       if (Number.isNaN(nextDelivery)) {
         const captured = (buffer + 1) * bufferMs;
         const early = o.sawSeconds > 0 ? ((captured / 1000 + (o.phaseS ?? 0)) % o.sawSeconds) * 1 : 0; // 1000 ppm: 1 ms per s
-        nextDelivery = captured + BASE_MS - early + o.jitterMs * rng();
+        nextDelivery = captured + BASE_MS - early + o.jitterMs * rng() + bump(captured, o.bumpMs ?? 0);
         stampNoise = (rng() - 0.5) * 4;
       }
       if (nextDelivery > ms) break;
@@ -199,13 +207,14 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   // A stream that began with the sender's microphone (at the top of its ramp: phase 0), with the
   // microphone's start known (MemberState.micSince) or not.
   const fresh = [];
-  for (const jitterMs of [0.5, 3]) {
-    const common = { seconds: 90, seed: 11, lag: true, sawSeconds: 21.3, jitterMs, adaptive: true, depth: 8, phaseS: 0 };
+  for (const [jitterMs, bumpMs] of [[0.5, 0], [3, 0], [0.5, 16], [3, 16]] as const) {
+    const common = { seconds: 90, seed: 11, lag: true, sawSeconds: 21.3, jitterMs, adaptive: true, depth: 8, phaseS: 0, bumpMs };
     const unknown = simulateRhythm(common);
     const known = simulateRhythm({ ...common, micSinceMs: -1000 });
     const f = (x: number) => Math.round(x * 10) / 10;
     fresh.push({
       'jitter ms': jitterMs,
+      'bump at start ms': bumpMs,
       'glitches 0-30 s, start unknown / known': `${unknown.startGlitches} / ${known.startGlitches}`,
       'delay 3-23 s': `${f(unknown.startDelayMean)} / ${f(known.startDelayMean)}`,
       'glitches 30-90 s': `${unknown.underruns + unknown.late} / ${known.underruns + known.late}`,

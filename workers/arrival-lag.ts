@@ -12,6 +12,13 @@ const SLOT_MS = 500;
 const SLOTS = 180;
 /** A half second's mean lag may sit this much (quanta) above the one a second before and still be on a falling ramp (network jitter, the stamps' ±2 ms). */
 const RAMP_TOLERANCE = 0.25;
+/**
+ * Half seconds at a stream's start within which a passing bump of lag ends (fallFromStart): on the
+ * rig one traced join in six rose ~6 quanta above its first second for ~4 s, then fell back onto
+ * the ramp the others showed (bench/m2e/segments/playout-trace.ts, 2026-11-29). A late buffer
+ * there (a step onto a new ramp) stays above the first second for most of the ramp's ~21 s.
+ */
+const BUMP_SLOTS = 16;
 
 export class ArrivalLag {
   private readonly means = new Float64Array(SLOTS);
@@ -79,18 +86,22 @@ export class ArrivalLag {
    * How far the arrivals' lag has fallen (quanta) while it has done nothing but fall since the
    * stream's first second: each half second's mean at most RAMP_TOLERANCE above the one a second
    * before, and none after the first second above the first second's highest. Else 0. A stream
-   * that begins at the top of a delivery ramp shows this (depth-controller.ts, "Start-up"). Only
-   * while the memory still holds the stream's start (its first ~90 s).
+   * that begins at the top of a delivery ramp shows this (depth-controller.ts, "Start-up"). One
+   * passing bump in the first BUMP_SLOTS is let by: half seconds above the first second's highest
+   * that end within it, after which the lag has only fallen again, and the fall is still counted
+   * from the first second's highest. Only while the memory still holds the stream's start (its
+   * first ~90 s).
    */
   fallFromStart(): number {
     const n = this.filled;
     if (n < 3 || n >= SLOTS || Number.isNaN(this.recent)) return 0;
     const top = Math.max(this.means[0]!, this.means[1]!);
-    for (let i = 2; i < n; i++) {
-      const m = this.means[i]!;
-      if (m > top || m > this.means[i - 2]! + RAMP_TOLERANCE) return 0;
-    }
-    return Math.max(0, top - this.recent);
+    // The ramp is read from the first half second after the last one above the top.
+    let from = 0;
+    for (let i = 2; i < n; i++) if (this.means[i]! > top) from = i + 1;
+    if (from > BUMP_SLOTS) return 0;
+    for (let i = from + 2; i < n; i++) if (this.means[i]! > this.means[i - 2]! + RAMP_TOLERANCE) return 0;
+    return from < n ? Math.max(0, top - this.recent) : 0;
   }
 
   /** Forget everything (a resync: a new timeline, maybe a new sender clock). */

@@ -101,3 +101,25 @@ test('a join that began with the sender\'s microphone: its start known, the star
     assert.ok(Math.abs(stale.startDelayMean - unknown.startDelayMean) < 0.01, 'a microphone opened a minute before: nothing changes');
   }
 });
+
+test('a join that began with the sender\'s microphone and a passing bump of lag: the ramp is read after the bump, with no glitch added', () => {
+  // One traced join in six on the rig rose ~6 quanta above its first second for ~4 s, then fell
+  // back onto the ramp. Before, the rule "nothing but fall since the first second" then never
+  // held, and the start-up played as if the microphone's start were unknown.
+  for (const jitterMs of [0.5, 3]) {
+    const common = { seconds: 90, seed: 11, lag: true, sawSeconds: 21.3, jitterMs, adaptive: true, depth: 8, phaseS: 0, bumpMs: 8 };
+    const unknown = simulateRhythm(common);
+    const known = simulateRhythm({ ...common, micSinceMs: -1000 });
+    console.log(`+${jitterMs} ms, bump 8 ms: delay 3-23 s ${unknown.startDelayMean.toFixed(1)} (start unknown) → ${known.startDelayMean.toFixed(1)} ms (known), settled ${known.delayMean.toFixed(1)}; glitches ${known.startGlitches} + ${known.underruns + known.late}`);
+    assert.equal(known.startGlitches + known.underruns + known.late, 0, 'no glitch');
+    assert.ok(unknown.startDelayMean - known.startDelayMean > 3, `+${jitterMs} ms: the start-up more than 3 ms lower with the microphone's start known`);
+  }
+  // A late buffer in the first two seconds is a step onto a new ramp, not a bump: no relief from it.
+  for (const phaseS of [19, 20]) {
+    const common = { seconds: 60, seed: 11, lag: true, sawSeconds: 21.3, jitterMs: 0.5, adaptive: true, depth: 8, phaseS };
+    const unknown = simulateRhythm(common);
+    const known = simulateRhythm({ ...common, micSinceMs: -1000 });
+    assert.ok(Math.abs(known.startDelayMean - unknown.startDelayMean) < 0.01, `phase ${phaseS} s: a step early on is not taken for a bump`);
+    assert.equal(known.startGlitches, unknown.startGlitches);
+  }
+});
