@@ -95,7 +95,10 @@ export class ArrivalLag {
   fallFromStart(): number {
     const n = this.filled;
     if (n < 3 || n >= SLOTS || Number.isNaN(this.recent)) return 0;
-    const top = Math.max(this.means[0]!, this.means[1]!);
+    // The first second's highest; but a second half second higher than the tolerance is a bump's
+    // onset (a ramp's top does not rise), and the first alone is the top (on the rig: 34.3 ms, then
+    // 38.7 on the way to 52.8, where the joins without a bump began at 33.8-34.4).
+    const top = this.means[1]! > this.means[0]! + RAMP_TOLERANCE ? this.means[0]! : Math.max(this.means[0]!, this.means[1]!);
     // The ramp is read from the first half second after the last one above the top.
     let from = 0;
     for (let i = 2; i < n; i++) if (this.means[i]! > top) from = i + 1;
