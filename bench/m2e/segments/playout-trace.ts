@@ -23,6 +23,8 @@ export async function playoutTrace(rig: Rig, joins: number, seconds: number, log
         const t0 = Date.now();
         let last = { underruns: 0, trimmed: 0, late: 0, received: -1 };
         const glitchAt: number[] = [];
+        /** Glitches before the first sample (the stream's first second or so). */
+        let startGlitches = 0;
         const targets: number[] = [];
         const lines: string[] = [];
         const perSecond: Record<string, unknown>[] = [];
@@ -34,6 +36,7 @@ export async function playoutTrace(rig: Rig, joins: number, seconds: number, log
           const du = p.underruns - last.underruns;
           const dt = p.trimmed - last.trimmed;
           const dl = p.late - last.late;
+          if (last.received < 0) startGlitches = p.underruns + p.trimmed + p.late;
           if (last.received >= 0) {
             targets.push(p.fill.target);
             perSecond.push({ t, ...p.fill, rate: p.rate, underruns: du, trimmed: dt, late: dl });
@@ -59,7 +62,7 @@ export async function playoutTrace(rig: Rig, joins: number, seconds: number, log
         const file = `/tmp/tutti-playout-trace-${j}.json`;
         writeFileSync(file, JSON.stringify({ t0, perSecond, lag }));
         log(`join ${j}: per-second state and the arrivals' lag in ${file}`);
-        rows.push({ join: j, seconds, underruns: p?.underruns, trimmed: p?.trimmed, late: p?.late, 'glitch seconds': glitchAt.join(' '), 'target first→last': `${targets[0]}→${targets.at(-1)}`, 'target min–max': `${Math.min(...targets)}–${Math.max(...targets)}` });
+        rows.push({ join: j, seconds, underruns: p?.underruns, trimmed: p?.trimmed, late: p?.late, 'glitches at start': startGlitches, 'glitch seconds': glitchAt.join(' '), 'target first→last': `${targets[0]}→${targets.at(-1)}`, 'target min–max': `${Math.min(...targets)}–${Math.max(...targets)}` });
       } finally {
         await pair.close();
       }
