@@ -39,7 +39,7 @@ export interface RhythmOptions {
   bursts?: boolean;
   /** When the sender's microphone began, on the simulation's clock (ms; the stream begins at 0): the controller's micSinceMs. Default unknown. */
   micSinceMs?: number;
-  /** A passing bump of extra delivery delay at the start, ms at its peak (0.5 s → peak at 2 s → gone at 5.5 s; one traced join in six on the rig). Default none. */
+  /** A passing bump of extra delivery delay at the start, ms at its peak (0.5 s → peak at 2 s → gone at 5.5 s; 5 of 24 traced joins on the rig). Default none. */
   bumpMs?: number;
 }
 

@@ -14,7 +14,7 @@ const SLOTS = 180;
 const RAMP_TOLERANCE = 0.25;
 /**
  * Half seconds at a stream's start within which a passing bump of lag ends (fallFromStart): on the
- * rig one traced join in six rose ~6 quanta above its first second for ~4 s, then fell back onto
+ * rig 5 of 24 traced joins rose 2-10 quanta above their first second for 3-6 s, then fell back onto
  * the ramp the others showed (bench/m2e/segments/playout-trace.ts, 2026-11-29). A late buffer
  * there (a step onto a new ramp) stays above the first second for most of the ramp's ~21 s.
  */

@@ -103,7 +103,7 @@ test('a join that began with the sender\'s microphone: its start known, the star
 });
 
 test('a join that began with the sender\'s microphone and a passing bump of lag: the ramp is read after the bump, with no glitch added', () => {
-  // One traced join in six on the rig rose ~6 quanta above its first second for ~4 s, then fell
+  // 5 of 24 traced joins on the rig rose 2-10 quanta above their first second for 3-6 s, then fell
   // back onto the ramp. Before, the rule "nothing but fall since the first second" then never
   // held, and the start-up played as if the microphone's start were unknown.
   for (const jitterMs of [0.5, 3]) {
