@@ -25,6 +25,18 @@ const HISTORY = 128;
 /** How long after a first reading over the bound the second look comes (3 quanta). */
 export const LOOK_AGAIN_MS = 3 * QUANTUM_MS;
 
+/**
+ * How long looks wait for a first byte reported sent while we hand packets over, before a backlog
+ * over the bound counts as congestion anyway (`lookAgain`). The reports can lag well past one look
+ * after this machine stalled: holding every renderer thread but the worker on one core left the
+ * network thread starved up to 85 ms after the hold began (no byte sent while the worker handed
+ * over six; PROTOCOL.md §3.1). Until 2026-11-29 a look counted our own packets handed over as
+ * movement, so one 8 ms after the capture's backlog went out confirmed on reports that had not
+ * come yet: 12 frames dropped in one of three clean-clone runs of tests/e2e/stall.spec.ts. The
+ * cost on a link that takes nothing: up to this much more audio queued, once a second at most.
+ */
+export const NO_DRAIN_MS = 100;
+
 /** How long a second look's finding of congestion stands without another look. */
 const CONFIRMED_FOR_MS = 1000;
 
@@ -75,8 +87,9 @@ export class SendQueue {
    * stall are going out that moment; every frame of the burst read as behind a backlog older than
    * the bound, and the sender dropped 15–31 frames in eight such stalls on a quiet loopback. So a first
    * reading over the bound sends the frame and looks again LOOK_AGAIN_MS later; frames drop only
-   * once a look agrees, and a look that finds nothing moved looks again (`lookAgain`). On a
-   * congested link that lets the frames of those 8 ms through, once a second at most.
+   * once a look agrees, and a look that finds no byte reported sent looks again (`lookAgain`). On
+   * a congested link that lets the frames of those 8 ms through (of up to NO_DRAIN_MS where the
+   * link takes nothing), once a second at most.
    */
   congested(channel: QueuedChannel, nowMs: number, maxMs: number = MAX_QUEUE_MS): boolean {
     if (this.ageMs(nowMs, channel.bufferedAmount) <= maxMs) return false;
@@ -99,16 +112,22 @@ export class SendQueue {
     if (ch === null) return;
     const now = this.clock();
     if (this.ageMs(now, ch.bufferedAmount) <= this.lookMaxMs) return;
-    // Nothing moved since the first reading (no byte reported sent, no packet handed over after
-    // the one sent then): this machine is still stalled, so the reading proves nothing. Look again,
-    // for up to CONFIRMED_FOR_MS: a channel that closed meanwhile never moves again, and the next
-    // reading over the bound starts a new episode anyway.
-    if (this.sent - ch.bufferedAmount === this.lookDrained && this.sends <= this.lookSends + 1) {
-      if (now - this.lookFromMs < CONFIRMED_FOR_MS) {
+    // No byte reported sent since the first reading: the reports may still lag behind what this
+    // machine's network thread is sending, so the reading proves nothing yet. Look again:
+    // - while we handed nothing over either, for up to CONFIRMED_FOR_MS (this machine is still
+    //   stalled; a channel that closed meanwhile never moves again, and the next reading over the
+    //   bound starts a new episode anyway);
+    // - while we did (the capture's backlog after a stall goes out in the first reading's task),
+    //   for up to NO_DRAIN_MS; a link that takes nothing for that long while we send is congested.
+    if (this.sent - ch.bufferedAmount === this.lookDrained) {
+      const handedOver = this.sends > this.lookSends + 1;
+      const waited = now - this.lookFromMs;
+      if (waited < (handedOver ? NO_DRAIN_MS : CONFIRMED_FOR_MS)) {
         this.looking = true;
         this.later(this.lookAgain);
+        return;
       }
-      return;
+      if (!handedOver) return;
     }
     this.confirmedMs = now;
   };

@@ -1,7 +1,7 @@
 // SendQueue: the age of a DataChannel's backlog from bufferedAmount and the sender's own record.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { SendQueue } from '../../workers/send-queue.ts';
+import { LOOK_AGAIN_MS, NO_DRAIN_MS, SendQueue } from '../../workers/send-queue.ts';
 
 describe('SendQueue', () => {
   test('a burst of 8 packets handed over at once is 0 ms old, however much of it is still queued', () => {
@@ -79,7 +79,7 @@ describe('SendQueue', () => {
 
     test('a congested link: the look agrees, and frames drop while the backlog stays over the bound', () => {
       const { q, ch, at, look } = rig();
-      for (let k = 0; k < 30; k++) q.send(ch, new Uint8Array(1000), k * 2.667); // nothing drains
+      for (let k = 0; k < 30; k++) q.send(ch, new Uint8Array(1000), k * 2.667); // nothing drains yet
       at(30 * 2.667);
       assert.equal(q.congested(ch, 30 * 2.667), false, 'the first reading over the bound only looks again');
       q.send(ch, new Uint8Array(1000), 30 * 2.667);
@@ -87,6 +87,7 @@ describe('SendQueue', () => {
         assert.equal(q.congested(ch, k * 2.667), false, 'until the look, frames go out');
         q.send(ch, new Uint8Array(1000), k * 2.667);
       }
+      ch.bufferedAmount -= 1000; // the link takes one packet while we hand over three
       at(33 * 2.667);
       look();
       assert.equal(q.congested(ch, 33 * 2.667), true, 'confirmed');
@@ -95,13 +96,55 @@ describe('SendQueue', () => {
       assert.equal(q.congested(ch, 35 * 2.667), false, 'under the bound: sent');
     });
 
+    test('a link that takes nothing while we send: the looks wait NO_DRAIN_MS for a report, then agree', () => {
+      const { q, ch, looks, at, look } = rig();
+      for (let k = 0; k < 30; k++) q.send(ch, new Uint8Array(1000), k * 2.667);
+      let t = 30 * 2.667;
+      at(t);
+      assert.equal(q.congested(ch, t), false);
+      const from = t;
+      let confirmedAt = NaN;
+      while (t < from + 2 * NO_DRAIN_MS) {
+        q.send(ch, new Uint8Array(1000), t); // frames keep going out until a look agrees
+        t += LOOK_AGAIN_MS;
+        at(t);
+        look();
+        if (q.congested(ch, t)) {
+          confirmedAt = t;
+          break;
+        }
+      }
+      assert.ok(confirmedAt - from >= NO_DRAIN_MS && confirmedAt - from < NO_DRAIN_MS + 2 * LOOK_AGAIN_MS, `confirmed ${confirmedAt - from} ms after the first reading`);
+      assert.equal(looks.length, 0, 'no look left scheduled');
+    });
+
+    test('a stall whose "sent" reports lag past the first look: the burst and what follows go out', () => {
+      // The capture's backlog goes out in the first reading's task; no report comes for 30 ms.
+      const { q, ch, at, look } = rig();
+      for (let k = 0; k < 8; k++) q.send(ch, new Uint8Array(1000), 0); // sent just before a 60 ms stall
+      at(60);
+      let dropped = 0;
+      for (let k = 0; k < 20; k++) if (q.congested(ch, 60)) dropped++; else q.send(ch, new Uint8Array(1000), 60);
+      for (let t = 60 + LOOK_AGAIN_MS; t < 90; t += LOOK_AGAIN_MS) {
+        at(t);
+        look();
+        if (q.congested(ch, t)) dropped++; else q.send(ch, new Uint8Array(1000), t);
+      }
+      ch.bufferedAmount = 1000; // the reports arrive: only the last frame is queued
+      at(92);
+      look();
+      if (q.congested(ch, 92)) dropped++;
+      assert.equal(dropped, 0);
+    });
+
     test('a confirmation stands for a second, then needs another look', () => {
       const { q, ch, at, look } = rig();
       for (let k = 0; k < 30; k++) q.send(ch, new Uint8Array(1000), k * 2.667);
       at(80);
       q.congested(ch, 80);
       q.send(ch, new Uint8Array(1000), 80);
-      q.send(ch, new Uint8Array(1000), 82.667); // the link still takes nothing
+      q.send(ch, new Uint8Array(1000), 82.667);
+      ch.bufferedAmount -= 1000; // the link takes one packet while we hand over two
       look();
       assert.equal(q.congested(ch, 500), true);
       at(1100);
