@@ -186,13 +186,30 @@ export function printM2e(r: M2eResult): void {
       'one-way ms': m.app!.oneWayMs,
       'one-way stat − gap ms': m.app!.oneWayStatMs === null || m.medianMs === null ? null : r1(m.app!.oneWayStatMs - m.medianMs),
       'rtt ms': m.app!.rttMs,
-      'drift ppm': m.app!.driftPpm,
+      'drift ppm': m.app!.driftPpm === null || m.app!.driftMinPpm === m.app!.driftMaxPpm ? m.app!.driftPpm : `${m.app!.driftPpm} (${m.app!.driftMinPpm}…${m.app!.driftMaxPpm})`,
       'rig drift ppm': m.mouthRatePpm === null || m.speakerRatePpm === null ? null : r1(((1 + m.mouthRatePpm * 1e-6) / (1 + m.speakerRatePpm * 1e-6) - 1) * 1e6),
       'underruns/trimmed/late/lost': `${m.app!.underruns}/${m.app!.trimmed}/${m.app!.late}/${m.app!.lost}`,
       'speaker dropouts': m.app!.speakerDropouts === null ? '?' : `${m.app!.speakerDropouts} (${m.app!.speakerDropoutMs} ms)`,
       'sender dropped': m.app!.senderDropped,
       'busy %': m.machineBusyPercent,
     })));
+  }
+  const glitchy = cs.filter((m) => m.app!.glitchSeconds?.length);
+  if (glitchy.length) {
+    console.log(`\nM2E the seconds with a glitch in those windows (s since the window began; the depth controller's state in quanta then: target, the level held, the lowest low point, the relief; the playout rate; the drift shown):`);
+    console.table(glitchy.flatMap((m) => m.app!.glitchSeconds.map((g) => ({
+      'set-up': m.setup,
+      round: m.round ?? 'sweep',
+      depth: m.depth,
+      s: g.t,
+      'underruns/trimmed/late': `${g.underruns}/${g.trimmed}/${g.late}`,
+      target: g.target,
+      held: g.held,
+      min: g.min,
+      relief: g.relief,
+      rate: g.rate,
+      'drift ppm': g.driftPpm,
+    }))));
   }
   if (r.sweep.length) {
     console.log(`\nM2E depth sweep (sustained ${r.config.confirmSeconds} s tone per depth into the sender's microphone; glitches in the recording and in the app's counters): smallest clean depth ${r.smallestCleanDepth ?? 'none'}${r.smallestCleanDepth === null ? '' : ` (${r1(r.smallestCleanDepth * QUANTUM_MS)} ms)`}`);

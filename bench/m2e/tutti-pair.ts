@@ -96,6 +96,29 @@ export interface AppFigures {
   /** Frames the sender did not send to the receiver during the window (its congestion rule). */
   senderDropped: number;
   framesPerSecond: number | null;
+  /** The drift figure's lowest and highest value during the window (null before it is shown). */
+  driftMinPpm: number | null;
+  driftMaxPpm: number | null;
+  /**
+   * Each stats second of the window with a glitch, and what the depth controller held then, so that
+   * an outlier brings its evidence (a glitch at the devices' rhythm or at a stall of this machine;
+   * bench/m2e/segments/playout-trace.ts reads the same fields over a whole join).
+   */
+  glitchSeconds: GlitchSecond[];
+}
+
+/** One stats second with a glitch: seconds since the window began, the counts of that second and the playout's state. */
+export interface GlitchSecond {
+  t: number;
+  underruns: number;
+  trimmed: number;
+  late: number;
+  target: number;
+  held: number;
+  min: number;
+  relief: number;
+  rate: number;
+  driftPpm: number | null;
 }
 
 /**
@@ -104,6 +127,7 @@ export interface AppFigures {
  */
 export async function appFiguresDuring<T>(pair: TuttiPair, during: () => Promise<T>): Promise<{ result: T; app: AppFigures }> {
   const before = await stats(pair.sender.page);
+  const t0 = Date.now();
   const done = { value: false };
   const sampling = sampleUntil(pair.receiver.page, done);
   let result: T;
@@ -124,6 +148,7 @@ export async function appFiguresDuring<T>(pair: TuttiPair, during: () => Promise
   const lat = window.slice(1).flatMap((m) => (m.peers[0]?.latencyMs ? [m.peers[0].latencyMs] : []));
   const ways = window.slice(1).flatMap((m) => (m.peers[0]?.oneWayMs ? [m.peers[0].oneWayMs.p50] : []));
   const oneWayMatch = /([\d.]+)\s*ms/.exec(oneWayText);
+  const drifts = window.flatMap((m) => (typeof m.peers[0]?.driftPpm === 'number' ? [m.peers[0].driftPpm] : []));
   const outFirst = window[0]?.output ?? null;
   const outLast = window[window.length - 1]?.output ?? null;
   return {
@@ -151,20 +176,42 @@ export async function appFiguresDuring<T>(pair: TuttiPair, during: () => Promise
       speakerDropoutMs: outFirst && outLast ? round1(outLast.ms - outFirst.ms) : null,
       senderDropped: (after?.peers[0]?.sendDropped ?? 0) - (before?.peers[0]?.sendDropped ?? 0),
       framesPerSecond: last?.framesPerSecond ?? null,
+      driftMinPpm: drifts.length ? Math.min(...drifts) : null,
+      driftMaxPpm: drifts.length ? Math.max(...drifts) : null,
+      glitchSeconds: glitchSeconds(window, t0),
     },
   };
 }
+
+/** The window's seconds with an underrun, a trim or a late frame (each message against the one before). */
+function glitchSeconds(window: readonly Sampled[], t0: number): GlitchSecond[] {
+  const out: GlitchSecond[] = [];
+  for (let i = 1; i < window.length; i++) {
+    const a = window[i - 1]!.peers[0];
+    const b = window[i]!.peers[0];
+    if (!a || !b) continue;
+    const underruns = b.underruns - a.underruns;
+    const trimmed = b.trimmed - a.trimmed;
+    const late = b.late - a.late;
+    if (underruns + trimmed + late === 0) continue;
+    out.push({ t: Math.round((window[i]!.at - t0) / 100) / 10, underruns, trimmed, late, target: b.fill.target, held: b.fill.held, min: b.fill.min, relief: b.fill.relief, rate: b.rate, driftPpm: b.driftPpm ?? null });
+  }
+  return out;
+}
+
+/** A stats message with the wall-clock time the bench read it. */
+type Sampled = StatsMessage & { at: number };
 
 /**
  * Every distinct stats message (the worker posts them at 1 Hz) until `done`. A new message is told
  * by the frames received from the peer, since the muted receiver may send nothing.
  */
-async function sampleUntil(page: Page, done: { value: boolean }): Promise<StatsMessage[]> {
-  const all: StatsMessage[] = [];
+async function sampleUntil(page: Page, done: { value: boolean }): Promise<Sampled[]> {
+  const all: Sampled[] = [];
   while (!done.value) {
     const s = await stats(page);
     const prev = all[all.length - 1];
-    if (s && (!prev || s.peers[0]?.received !== prev.peers[0]?.received)) all.push(s);
+    if (s && (!prev || s.peers[0]?.received !== prev.peers[0]?.received)) all.push({ ...s, at: Date.now() });
     await page.waitForTimeout(250);
   }
   return all;
