@@ -39,6 +39,8 @@ export interface RhythmOptions {
   bursts?: boolean;
   /** When the sender's microphone began, on the simulation's clock (ms; the stream begins at 0): the controller's micSinceMs. Default unknown. */
   micSinceMs?: number;
+  /** Our output device's clock against the wall clock (the sender's samples keep wall time), ppm. Default 150. */
+  outPpm?: number;
   /** A passing bump of extra delivery delay at the start, ms at its peak (0.5 s → peak at 2 s → gone at 5.5 s; 5 of 24 traced joins on the rig). Default none. */
   bumpMs?: number;
 }
@@ -81,7 +83,7 @@ export function simulateRhythm(o: RhythmOptions): RhythmResult {
   const outL = new Float32Array(QUANTUM_FRAMES);
   const outR = new Float32Array(QUANTUM_FRAMES);
   const bufferMs = BUFFER_QUANTA * QUANTUM_MS;
-  const outRatio = 1 + 150e-6;
+  const outRatio = 1 + (o.outPpm ?? 150) * 1e-6;
   const endMs = o.seconds * 1000;
   const tailMs = endMs - 60_000;
   let buffer = 0;
