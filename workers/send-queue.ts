@@ -26,14 +26,18 @@ const HISTORY = 128;
 export const LOOK_AGAIN_MS = 3 * QUANTUM_MS;
 
 /**
- * How long looks wait for a first byte reported sent while we hand packets over, before a backlog
- * over the bound counts as congestion anyway (`lookAgain`). The reports can lag well past one look
+ * How long looks wait for a first byte reported sent while we hand packets over, counted from the
+ * first look that finds packets handed over since the first reading, before a backlog over the
+ * bound counts as congestion anyway (`lookAgain`). The reports can lag well past one look
  * after this machine stalled: holding every renderer thread but the worker on one core left the
  * network thread starved up to 85 ms after the hold began (no byte sent while the worker handed
  * over six; PROTOCOL.md §3.1). Until 2026-11-29 a look counted our own packets handed over as
  * movement, so one 8 ms after the capture's backlog went out confirmed on reports that had not
- * come yet: 12 frames dropped in one of three clean-clone runs of tests/e2e/stall.spec.ts. The
- * cost on a link that takes nothing: up to this much more audio queued, once a second at most.
+ * come yet: 12 frames dropped in one of three clean-clone runs of tests/e2e/stall.spec.ts. Counted
+ * from the first reading instead, a stall of this machine longer than this between the reading and
+ * its look (the look and the capture's backlog both wait for the thread) confirmed at the first
+ * look after it, on reports that had not come yet. The cost on a link that takes nothing: up to
+ * this much more audio queued (and one look), once a second at most.
  */
 export const NO_DRAIN_MS = 100;
 
@@ -64,6 +68,8 @@ export class SendQueue {
   private lookSends = 0;
   /** When the first reading of this episode came (looks stop after CONFIRMED_FOR_MS of nothing moving). */
   private lookFromMs = 0;
+  /** When a look of this episode first found packets handed over and no byte reported sent (NaN: none yet). */
+  private handedFromMs = NaN;
   /** Packets handed over since the start. */
   private sends = 0;
 
@@ -101,6 +107,7 @@ export class SendQueue {
       this.lookDrained = this.sent - channel.bufferedAmount;
       this.lookSends = this.sends;
       this.lookFromMs = nowMs;
+      this.handedFromMs = NaN;
       this.later(this.lookAgain);
     }
     return false;
@@ -118,10 +125,13 @@ export class SendQueue {
     //   stalled; a channel that closed meanwhile never moves again, and the next reading over the
     //   bound starts a new episode anyway);
     // - while we did (the capture's backlog after a stall goes out in the first reading's task),
-    //   for up to NO_DRAIN_MS; a link that takes nothing for that long while we send is congested.
+    //   for up to NO_DRAIN_MS from the first look that saw it (a look that itself waited out a
+    //   stall comes with the backlog, before its reports); a link that takes nothing for that long
+    //   while we send is congested.
     if (this.sent - ch.bufferedAmount === this.lookDrained) {
       const handedOver = this.sends > this.lookSends + 1;
-      const waited = now - this.lookFromMs;
+      if (handedOver && Number.isNaN(this.handedFromMs)) this.handedFromMs = now;
+      const waited = handedOver ? now - this.handedFromMs : now - this.lookFromMs;
       if (waited < (handedOver ? NO_DRAIN_MS : CONFIRMED_FOR_MS)) {
         this.looking = true;
         this.later(this.lookAgain);
