@@ -59,7 +59,20 @@ describe('SendQueue', () => {
       const looks: (() => void)[] = [];
       const ch = { bufferedAmount: 0, send(d: ArrayBuffer | Uint8Array<ArrayBuffer>) { this.bufferedAmount += d.byteLength; } };
       const q = new SendQueue((fn) => looks.push(fn), () => now);
-      return { q, ch, looks, at: (t: number) => (now = t), look: () => looks.splice(0).forEach((f) => f()) };
+      const look = () => looks.splice(0).forEach((f) => f());
+      /** One frame offered at `t`: 1 if dropped, else sent (0). */
+      const frame = (t: number) => (q.congested(ch, t) ? 1 : (q.send(ch, new Uint8Array(1000), t), 0));
+      /** From `from` to before `to`, every LOOK_AGAIN_MS: the clock there, the looks due, one frame offered; the frames dropped. */
+      const sendWithLooks = (from: number, to: number) => {
+        let dropped = 0;
+        for (let t = from; t < to; t += LOOK_AGAIN_MS) {
+          now = t;
+          look();
+          dropped += frame(t);
+        }
+        return dropped;
+      };
+      return { q, ch, looks, at: (t: number) => (now = t), look, frame, sendWithLooks };
     }
 
     test('a stall: the burst after it reads an old backlog, but the look after it finds the channel drained', () => {
@@ -122,20 +135,14 @@ describe('SendQueue', () => {
 
     test('a stall whose "sent" reports lag past the first look: the burst and what follows go out', () => {
       // The capture's backlog goes out in the first reading's task; no report comes for 30 ms.
-      const { q, ch, at, look } = rig();
+      const { q, ch, at, frame, sendWithLooks } = rig();
       for (let k = 0; k < 8; k++) q.send(ch, new Uint8Array(1000), 0); // sent just before a 60 ms stall
       at(60);
       let dropped = 0;
-      for (let k = 0; k < 20; k++) if (q.congested(ch, 60)) dropped++; else q.send(ch, new Uint8Array(1000), 60);
-      for (let t = 60 + LOOK_AGAIN_MS; t < 90; t += LOOK_AGAIN_MS) {
-        at(t);
-        look();
-        if (q.congested(ch, t)) dropped++; else q.send(ch, new Uint8Array(1000), t);
-      }
+      for (let k = 0; k < 20; k++) dropped += frame(60);
+      dropped += sendWithLooks(60 + LOOK_AGAIN_MS, 90);
       ch.bufferedAmount = 1000; // the reports arrive: only the last frame is queued
-      at(92);
-      look();
-      if (q.congested(ch, 92)) dropped++;
+      dropped += sendWithLooks(92, 93);
       assert.equal(dropped, 0);
     });
 
@@ -143,24 +150,18 @@ describe('SendQueue', () => {
       // The look and the capture's backlog both wait for the thread; the backlog goes out first,
       // and the look comes before the channel's "sent" reports. Counted from the first reading,
       // that look was past NO_DRAIN_MS and confirmed at once.
-      const { q, ch, at, look } = rig();
+      const { q, ch, at, look, frame, sendWithLooks } = rig();
       for (let k = 0; k < 8; k++) q.send(ch, new Uint8Array(1000), 0);
       at(50);
       assert.equal(q.congested(ch, 50), false, 'the first reading only looks again');
       q.send(ch, new Uint8Array(1000), 50);
       at(250); // the stall ends: 200 ms of capture goes out in one task, the look runs after it
       let dropped = 0;
-      for (let k = 0; k < 75; k++) if (q.congested(ch, 250)) dropped++; else q.send(ch, new Uint8Array(1000), 250);
+      for (let k = 0; k < 75; k++) dropped += frame(250);
       look();
-      for (let t = 250 + LOOK_AGAIN_MS; t < 280; t += LOOK_AGAIN_MS) {
-        at(t);
-        look();
-        if (q.congested(ch, t)) dropped++; else q.send(ch, new Uint8Array(1000), t);
-      }
+      dropped += sendWithLooks(250 + LOOK_AGAIN_MS, 280);
       ch.bufferedAmount = 1000; // the reports arrive 30 ms after the stall
-      at(282);
-      look();
-      if (q.congested(ch, 282)) dropped++;
+      dropped += sendWithLooks(282, 283);
       assert.equal(dropped, 0);
     });
 
