@@ -55,6 +55,8 @@ export interface RhythmResult {
   delayMax: number;
   target: number;
   relief: number;
+  /** The lowest fill window low point over the last 60 s, quanta: what is left at the step's bottom. */
+  lowMin: number;
   /** Underruns and late frames in the first 30 s (the join, before the rhythm has been seen twice). */
   startGlitches: number;
   /** Capture stamp → playout over the first 20 s after the first 3 s, ms (what set-up C records). */
@@ -95,6 +97,7 @@ export function simulateRhythm(o: RhythmOptions): RhythmResult {
   let n = 0;
   let min = Infinity;
   let max = -Infinity;
+  let lowMin = Infinity;
   let base = { underruns: 0, late: 0, trimmed: 0 };
   let startGlitches = -1;
   let startSum = 0;
@@ -146,7 +149,10 @@ export function simulateRhythm(o: RhythmOptions): RhythmResult {
     }
     if (ms >= nextControlMs) {
       nextControlMs += 100;
-      for (let low = w.nextFillWindow(); low !== null; low = w.nextFillWindow()) ctl.onWindow(low / QUANTUM_FRAMES, w.windowTrimmed);
+      for (let low = w.nextFillWindow(); low !== null; low = w.nextFillWindow()) {
+        ctl.onWindow(low / QUANTUM_FRAMES, w.windowTrimmed);
+        if (ms >= tailMs && low / QUANTUM_FRAMES < lowMin) lowMin = low / QUANTUM_FRAMES;
+      }
       ctl.update(ms, w.counters.late + w.playCounter(PEER_I32.UNDERRUNS));
       if (ctl.target !== w.depthTarget) w.setDepth(ctl.target);
       w.setTrimAbove(ctl.trimAbove());
@@ -164,6 +170,7 @@ export function simulateRhythm(o: RhythmOptions): RhythmResult {
     delayMax: max,
     target: ctl.target,
     relief: ctl.relief(),
+    lowMin,
     startGlitches,
     startDelayMean: startSum / startN,
   };
@@ -181,7 +188,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     for (const lag of [false, true]) {
       const r = simulateRhythm({ seconds: 180, seed: 1, lag, ...sc });
       const f = (x: number) => Math.round(x * 10) / 10;
-      rows.push({ scenario: sc.name, 'lag fed': lag, underruns: r.underruns, late: r.late, trimmed: r.trimmed, 'delay mean ms': f(r.delayMean), 'delay min–max ms': `${f(r.delayMin)}–${f(r.delayMax)}`, target: r.target, relief: f(r.relief) });
+      rows.push({ scenario: sc.name, 'lag fed': lag, underruns: r.underruns, late: r.late, trimmed: r.trimmed, 'delay mean ms': f(r.delayMean), 'delay min–max ms': `${f(r.delayMin)}–${f(r.delayMax)}`, target: r.target, relief: f(r.relief), 'lowest low point q': f(r.lowMin) });
     }
   }
   console.log('Playout against the rig\'s device rhythm (180 s simulated; figures over the last 60 s):');

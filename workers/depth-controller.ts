@@ -38,6 +38,16 @@
 //   refill would add (the m2e sweep's smallest clean manual depth, 10, sat 11 ms above the
 //   automatic depth's 10-11 without it; in bench/device-rhythm.ts a manual 10 now plays exactly
 //   as the automatic depth that settles at 10).
+// - The step's eve: by that rule the level sits RELIEF_MARGIN over target − excess through the
+//   ramp, and the delay holds still there; held at the target itself in the ramp's last quantum
+//   of excess, it met the step a quantum lower than the delay it played at, and the delay fell
+//   by that quantum only for the ramp's last ~2.7 s. So where the lag steps (a recurring dip, or
+//   the start-up's burst, with the lag's range at least half of it), the relief goes on below
+//   zero, to −RELIEF_MARGIN at the bottom: the level meets the step a quantum above the target.
+//   On the rig (four traced 150 s joins, 2026-11-29, bench/m2e/segments/playout-trace.ts) every
+//   step's low point came within 0.3-1.3 quanta of empty, and the settled underruns of the m2e
+//   runs were steps or dips right after them; in bench/device-rhythm.ts the settled lowest low
+//   point rose 0.3-0.8 quanta and the delay 0.3-0.4 ms (the target is unchanged).
 // - What the relief leaves: the level held after a step still covers the ordinary dips, the
 //   largest of nine in ten seconds outside the step (RecurringDips.ordinary()). On the rig our own
 //   output takes a whole render period (4 quanta) early in about one second in four; the relief
@@ -339,12 +349,17 @@ export class DepthController {
 
   /**
    * How far below the target the held level may sit now (quanta): how much later than at their
-   * earliest in ~90 s the arrivals come, up to the dip that recurs. At a manual depth too: the
-   * level before the next step is still that depth.
+   * earliest in ~90 s the arrivals come, up to the dip that recurs, less RELIEF_MARGIN. At a
+   * manual depth too: the level before the next step is still that depth, or a margin above it.
+   * Negative (at least −RELIEF_MARGIN) at the bottom of a ramp whose lag steps: the level is held
+   * that much above the target ("The step's eve" in the header).
    */
   relief(): number {
     const r = Math.max(this.recurring(), this.startStep());
     const relief = Math.min(r, Math.max(this.lag.excess(), this.startRamp())) - RELIEF_MARGIN;
+    // Where the lag steps, the margin carries on to the ramp's bottom, above the target ("The
+    // step's eve" in the header): down to −RELIEF_MARGIN, since the excess is never negative.
+    if (relief < 0 && r >= 1 && this.lag.range() >= r / 2) return relief;
     if (!(relief > 0)) return 0;
     // What is left must still cover the ordinary dips (everything but the step itself).
     const keep = this.recurringDips.ordinary(r - 1) + DEAD_BAND + HEADROOM;

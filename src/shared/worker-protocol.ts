@@ -247,7 +247,8 @@ export interface PeerStats {
    * second, and `held`, their median over the last ~0.5 s, which is what the playout rate holds
    * at `target` (the depth as the engine means it) less `relief`: how far below the target the
    * rate holds it now, quanta, while the sender's delivery runs late (depth-controller.ts, "Slow
-   * lateness"; 0 at a manual depth).
+   * lateness"; at a manual depth too); down to −1, a quantum above the target, at the bottom of a
+   * delivery ramp whose lag steps ("The step's eve").
    */
   fill: { avg: number; min: number; held: number; target: number; relief: number };
   /** Percentages of the frames expected over the whole session (received + late + lost). */
