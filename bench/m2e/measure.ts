@@ -10,6 +10,8 @@ import { TONE_HZ, toneGlitches, type ToneGlitches } from './tone.ts';
 export interface ClickMeasurement {
   /** Onset gap per click, ms (null: no copy), in playing order. */
   gapsMs: (number | null)[];
+  /** When each click's copy played at the speaker, wall clock ms (null: no copy, or a recording not dated on the wall clock). */
+  heardAtMs: (number | null)[];
   medianMs: number | null;
   minMs: number | null;
   maxMs: number | null;
@@ -52,6 +54,7 @@ export interface ClickEnds {
  */
 export function measureClicks(rec: Int16Array | ClickEnds, clicks: number, periodS: number): ClickMeasurement {
   let p: Omit<Pairing, 'direct'>;
+  let heardAtMs: (number | null)[] = [];
   if (rec instanceof Int16Array) {
     p = pairClicks(detectOnsets(frameMagnitude(rec, CHANNELS), RATE), RATE, { expectedClicks: clicks, periodS });
   } else {
@@ -60,13 +63,16 @@ export function measureClicks(rec: Int16Array | ClickEnds, clicks: number, perio
     const speaker = detectOnsets(frameMagnitude(rec.speaker.samples, CHANNELS), RATE, { level: 0.25 * peakOf(mouthMag) }).map((f) => playOf(rec.speaker, f));
     // Each on its own recording, a copy is not another onset of the same recording that must be
     // told from the click: from −2 ms (the dating's error) on. The rig's own loop plays ~0–5 ms.
-    p = pairAcross(mouth, speaker, { expectedClicks: clicks, periodS, minGapMs: -2 });
+    const across = pairAcross(mouth, speaker, { expectedClicks: clicks, periodS, minGapMs: -2 });
+    heardAtMs = across.gapsMs.map((g, k) => (g === null ? null : Math.round((across.directMs[k]! + g) * 10) / 10));
+    p = across;
   }
   const s = spread(p.gapsMs);
   const r2 = (x: number | null | undefined) => (x === null || x === undefined ? null : Math.round(x * 100) / 100);
   const ends = rec instanceof Int16Array ? null : rec;
   return {
     gapsMs: p.gapsMs.map(r2),
+    heardAtMs: rec instanceof Int16Array ? p.gapsMs.map(() => null) : heardAtMs,
     medianMs: r2(s?.median),
     minMs: r2(s?.min),
     maxMs: r2(s?.max),

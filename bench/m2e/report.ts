@@ -3,6 +3,7 @@
 
 import { QUANTUM_MS } from '../../src/shared/constants.ts';
 import type { M2eMeasurement, M2eResult } from '../scenarios/m2e.ts';
+import { oneWayPerClick } from './one-way-per-click.ts';
 import { spread } from './spread.ts';
 
 export interface M2eRound {
@@ -185,6 +186,7 @@ export function printM2e(r: M2eResult): void {
       'added p50/p99 ms': `${m.app!.addedP50Ms}/${m.app!.addedP99Ms}`,
       'one-way ms': m.app!.oneWayMs,
       'one-way stat − gap ms': m.app!.oneWayStatMs === null || m.medianMs === null ? null : r1(m.app!.oneWayStatMs - m.medianMs),
+      'per click ms': perClick(m),
       'rtt ms': m.app!.rttMs,
       'drift ppm': m.app!.driftPpm === null || m.app!.driftMinPpm === m.app!.driftMaxPpm ? m.app!.driftPpm : `${m.app!.driftPpm} (${m.app!.driftMinPpm}…${m.app!.driftMaxPpm})`,
       'rig drift ppm': m.mouthRatePpm === null || m.speakerRatePpm === null ? null : r1(((1 + m.mouthRatePpm * 1e-6) / (1 + m.speakerRatePpm * 1e-6) - 1) * 1e6),
@@ -193,6 +195,10 @@ export function printM2e(r: M2eResult): void {
       'sender dropped': m.app!.senderDropped,
       'busy %': m.machineBusyPercent,
     })));
+  }
+  if (cs.length) {
+    const within = (xs: (number | null)[]) => `${xs.filter((x) => x !== null && Math.abs(x) <= 5).length} of ${xs.filter((x) => x !== null).length}`;
+    console.log(`(one-way stat − gap: the median of the window's per-second p50s against the median click gap; per click: the median over clicks of each one's gap against the p50 of the second it was heard in, bench/m2e/one-way-per-click.ts. Within ±5 ms: ${within(cs.map((m) => (m.app!.oneWayStatMs === null || m.medianMs === null ? null : m.app!.oneWayStatMs - m.medianMs)))} by medians, ${within(cs.map(perClick))} per click)`);
   }
   const glitchy = cs.filter((m) => m.app!.glitchSeconds?.length);
   if (glitchy.length) {
@@ -223,4 +229,10 @@ export function printM2e(r: M2eResult): void {
   if (r.toneCheck) console.log(`M2E tone self-check through A (no Tutti): ${r.toneCheck.seconds} s analysed, ${r.toneCheck.dips} dips, ${r.toneCheck.jumps} jumps`);
   const odd = [...(r.selfCheck ? [r.selfCheck] : []), ...r.measurements].filter((m) => m.directMissing > 0);
   if (odd.length) console.log(`M2E rig warning: ${odd.length} recording(s) lacked direct clicks (the rig's own playback failed): ${odd.map((m) => `${m.setup} round ${m.round ?? '-'}`).join(', ')}`);
+}
+
+/** The one-way figure against the gap click by click (null where the measurement has no dated clicks or seconds: runs before 2026-11-29). */
+function perClick(m: M2eMeasurement): number | null {
+  if (!m.heardAtMs || !m.app?.oneWaySeconds) return null;
+  return oneWayPerClick(m.heardAtMs, m.gapsMs, m.app.oneWaySeconds).medianMs;
 }

@@ -14,6 +14,7 @@ import type { Page } from '@playwright/test';
 import type { StatsMessage } from '../../src/shared/worker-protocol.ts';
 import { joinRoom, launchOnRig, type PeerBrowser } from '../../tests/support/browsers.ts';
 import { median, setDepth, stats, waitForStreams } from '../lib/app.ts';
+import type { OneWaySecond } from './one-way-per-click.ts';
 import type { Rig } from '../../tests/support/audio-rig.ts';
 
 export interface TuttiPair {
@@ -79,6 +80,8 @@ export interface AppFigures {
   oneWayParts: string | null;
   /** The one-way stat behind it (PeerStats.oneWayMs: capture stamp → our speaker by the output clock), median of the window's p50s, ms. */
   oneWayStatMs: number | null;
+  /** Each stats second's one-way p50 with the wall time the bench read it (bench/m2e/one-way-per-click.ts pairs them with the clicks). */
+  oneWaySeconds: OneWaySecond[];
   rttMs: number | null;
   driftPpm: number | null;
   /** Counted during the window. */
@@ -165,6 +168,7 @@ export async function appFiguresDuring<T>(pair: TuttiPair, during: () => Promise
       oneWayMs: oneWayMatch ? Number(oneWayMatch[1]) : null,
       oneWayParts,
       oneWayStatMs: round1(median(ways)),
+      oneWaySeconds: window.slice(1).flatMap((m) => (m.peers[0]?.oneWayMs ? [{ at: m.at, p50: m.peers[0].oneWayMs.p50 }] : [])),
       rttMs: last?.rttMs === null || last?.rttMs === undefined ? null : round1(last.rttMs),
       driftPpm: last?.driftPpm ?? null,
       underruns: diff('underruns'),
