@@ -202,7 +202,7 @@ export function printM2e(r: M2eResult): void {
   }
   const glitchy = cs.filter((m) => m.app!.glitchSeconds?.length);
   if (glitchy.length) {
-    console.log(`\nM2E the seconds with a glitch in those windows (s since the window began; the depth controller's state in quanta then: target, the level held, the lowest low point, the relief; the playout rate; the drift shown):`);
+    console.log(`\nM2E the seconds with a glitch in those windows (s since the window began; the depth controller's state in quanta then: target, the level held, the lowest low point, the next second's, the relief; the playout rate; the drift shown):`);
     console.table(glitchy.flatMap((m) => m.app!.glitchSeconds.map((g) => ({
       'set-up': m.setup,
       round: m.round ?? 'sweep',
@@ -212,6 +212,7 @@ export function printM2e(r: M2eResult): void {
       target: g.target,
       held: g.held,
       min: g.min,
+      'min next s': g.nextMin ?? null,
       relief: g.relief,
       rate: g.rate,
       'drift ppm': g.driftPpm,

@@ -119,6 +119,13 @@ export interface GlitchSecond {
   target: number;
   held: number;
   min: number;
+  /**
+   * The next second's lowest low point (null at the window's end): the counters and the fill
+   * windows are read at different moments (a fill window is published up to 43 ms after its
+   * quanta and read at the next ~100 ms update), so a dry quantum late in one second can show in
+   * the next one's low point.
+   */
+  nextMin: number | null;
   relief: number;
   rate: number;
   driftPpm: number | null;
@@ -198,7 +205,7 @@ function glitchSeconds(window: readonly Sampled[], t0: number): GlitchSecond[] {
     const trimmed = b.trimmed - a.trimmed;
     const late = b.late - a.late;
     if (underruns + trimmed + late === 0) continue;
-    out.push({ t: Math.round((window[i]!.at - t0) / 100) / 10, underruns, trimmed, late, target: b.fill.target, held: b.fill.held, min: b.fill.min, relief: b.fill.relief, rate: b.rate, driftPpm: b.driftPpm ?? null });
+    out.push({ t: Math.round((window[i]!.at - t0) / 100) / 10, underruns, trimmed, late, target: b.fill.target, held: b.fill.held, min: b.fill.min, nextMin: window[i + 1]?.peers[0]?.fill.min ?? null, relief: b.fill.relief, rate: b.rate, driftPpm: b.driftPpm ?? null });
   }
   return out;
 }
