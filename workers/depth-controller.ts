@@ -44,10 +44,11 @@
 //   by that quantum only for the ramp's last ~2.7 s. So where the lag steps (a recurring dip, or
 //   the start-up's burst, with the lag's range at least half of it), the relief goes on below
 //   zero, to −RELIEF_MARGIN at the bottom: the level meets the step a quantum above the target.
-//   On the rig (four traced 150 s joins, 2026-11-29, bench/m2e/segments/playout-trace.ts) every
-//   step's low point came within 0.3-1.3 quanta of empty, and the settled underruns of the m2e
-//   runs were steps or dips right after them; in bench/device-rhythm.ts the settled lowest low
-//   point rose 0.3-0.8 quanta and the delay 0.3-0.4 ms (the target is unchanged).
+//   On the rig (four traced 150 s joins each way, 2026-11-29, bench/m2e/segments/playout-trace.ts)
+//   the median lowest low point after a step rose from 3.0 to 3.6 quanta, and the steps that came
+//   within 1.5 quanta of empty went from 4 of 24 to 3 of 24 (the settled underruns of the m2e runs
+//   before were such steps); in bench/device-rhythm.ts the settled lowest low point rose 0.3-0.8
+//   quanta and the delay 0.3-0.4 ms (the target is unchanged).
 // - What the relief leaves: the level held after a step still covers the ordinary dips, the
 //   largest of nine in ten seconds outside the step (RecurringDips.ordinary()). On the rig our own
 //   output takes a whole render period (4 quanta) early in about one second in four; the relief
