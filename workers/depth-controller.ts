@@ -360,7 +360,7 @@ export class DepthController {
     const relief = Math.min(r, Math.max(this.lag.excess(), this.startRamp())) - RELIEF_MARGIN;
     // Where the lag steps, the margin carries on to the ramp's bottom, above the target ("The
     // step's eve" in the header): down to −RELIEF_MARGIN, since the excess is never negative.
-    if (relief < 0 && r >= 1 && this.lag.range() >= r / 2) return relief;
+    if (relief < 0 && this.lagSteps(r)) return relief;
     if (!(relief > 0)) return 0;
     // What is left must still cover the ordinary dips (everything but the step itself).
     const keep = this.recurringDips.ordinary(r - 1) + DEAD_BAND + HEADROOM;
@@ -449,6 +449,11 @@ export class DepthController {
     return Math.max(0, this.bursts.size() - fall - fallBefore);
   }
 
+  /** A dip of `r` quanta is a step the arrivals' lag took with it: their half-second means span at least half of it. */
+  private lagSteps(r: number): boolean {
+    return r >= 1 && this.lag.range() >= r / 2;
+  }
+
   /** A dip that recurs (quanta; see RecurringDips). */
   recurring(): number {
     return this.recurringDips.value();
@@ -514,7 +519,7 @@ export class DepthController {
       // A recurring dip is a step where the arrivals' lag stepped with it (the level stays at the
       // bottom until the rate refills it: STEP_HEADROOM); a jitter dip refills as the late packets land.
       const r = this.recurring();
-      const stepped = r >= 1 && this.lag.range() >= r / 2;
+      const stepped = this.lagSteps(r);
       const traced = Math.min(MAX_DEPTH, Math.max(MIN_DEPTH, Math.ceil(Math.max(this.spread(), r + DEAD_BAND) + (stepped ? STEP_HEADROOM : HEADROOM))));
       const need = nowMs - this.startMs < START_FLOOR_MS ? Math.max(traced, this.burstNeed()) : traced;
       if (this.settling && this.count >= SETTLE_WINDOWS) {

@@ -6,6 +6,8 @@
 // its gap (docs/BENCHMARKS.md, `bench/m2e/segments/main.ts pair`). So each click is compared with
 // the stats second it was heard in.
 
+import { median } from '../lib/app.ts';
+
 /** One stats message as the bench read it: the wall time of the reading, ms, and the one-way p50 of the second before it was posted. */
 export interface OneWaySecond {
   at: number;
@@ -35,9 +37,6 @@ export function oneWayPerClick(heardAtMs: readonly (number | null)[], gapsMs: re
     const s = seconds.find((x) => x.at >= heard - ARRIVED_BEFORE_MS + READ_MS / 2);
     if (s) diffs.push(s.p50 - gap);
   }
-  if (!diffs.length) return { medianMs: null, clicks: 0 };
-  diffs.sort((a, b) => a - b);
-  const m = diffs.length >> 1;
-  const median = diffs.length % 2 ? diffs[m]! : (diffs[m - 1]! + diffs[m]!) / 2;
-  return { medianMs: Math.round(median * 10) / 10, clicks: diffs.length };
+  const m = median(diffs);
+  return { medianMs: m === null ? null : Math.round(m * 10) / 10, clicks: diffs.length };
 }
