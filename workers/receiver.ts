@@ -117,7 +117,10 @@ export class Receiver {
         const nextMs = renderedAfter === renderedBefore ? this.speaker.wallOf(next, arrivalMs) : null;
         if (nextMs !== null) {
           const oneWayMs = transitUs / 1000 + Math.max(0, nextMs - arrivalMs) + (marginFrames / QUANTUM_FRAMES) * QUANTUM_MS;
-          peer.oneWay.add(oneWayMs);
+          // Shown (stats) only once our output's dating has settled (SpeakerTime.settled: up to
+          // 30 ms off in its first 10 s); the reports below time a leader's metronome, where a
+          // rough figure beats none.
+          if (this.speaker.settled) peer.oneWay.add(oneWayMs);
           if (__TUTTI_TEST__ && this.tap) this.tap.oneWayLog(peer.id).record(h.sequence, arrivalMs, transitUs / 1000, oneWayMs, (next + marginFrames) | 0);
           // The report leaves out a backlog about to be trimmed (DepthController.pendingTrim).
           const trim = peer.controller.pendingTrim();

@@ -30,8 +30,14 @@
 // clicks and a leader's strikes that late, the one-way delay shown that low). Headless Chromium's
 // output also drifts a few tens of ppm and steps back a whole quantum every minute or two (seen
 // here): a click in the 0.15 s before the step is followed is a quantum off.
+//
+// An output's first seconds are not dated well by any of this: on the bench rig (PulseAudio) the
+// browser's output timestamps ramp by up to 38 ms over the first 5 s and come back in corrections
+// every ~1.5 s while the speaker's real timing stands still, or stand still while it moves; the
+// one-way delay read up to 30 ms off the truth in the first 10 s. The figure is shown only once
+// the output has played OUTPUT_CLOCK_SETTLE_S (`settled`).
 
-import { SAMPLE_RATE } from '../src/shared/constants.ts';
+import { OUTPUT_CLOCK_SETTLE_S, SAMPLE_RATE } from '../src/shared/constants.ts';
 import { medianInPlace } from '../src/shared/median.ts';
 
 /** Readings whose median is used (2.05 s at the page's twenty a second, src/engine/output-clock.ts). */
@@ -81,6 +87,15 @@ export class SpeakerTime {
   steps = 0;
   /** The newest step followed, ms (positive: the output plays later than before, as after a stall). */
   lastStepMs = 0;
+
+  /**
+   * Whether the output has played long enough (OUTPUT_CLOCK_SETTLE_S of context time, counted
+   * again for a new context) for its dating to be shown as a one-way delay. The dating is used
+   * before that too (the metronome, a take's alignment): a rough time beats none there.
+   */
+  get settled(): boolean {
+    return this.count > 0 && this.lastContext >= OUTPUT_CLOCK_SETTLE_S;
+  }
 
   /** The offset in use, ms (wall − context): for the test tap. */
   get offsetMs(): number {

@@ -86,7 +86,10 @@ export function parseArgs(argv: string[]): BenchConfig {
       floorIsolators: !short,
       toneCheckSeconds: 10,
       confirmSeconds: 60,
-      settleSeconds: short ? 2 : 3,
+      // Short: 11 s, so that its one C join's clicks come after the receiver's output has played
+      // 12 s, when the app shows its one-way figure (OUTPUT_CLOCK_SETTLE_S); the full run's C
+      // default keeps a join's first seconds, and its settled joins check the figure at length.
+      settleSeconds: short ? 11 : 3,
       settledSeconds: short ? 0 : 90,
       settledWindowSeconds: 60,
     },

@@ -8,10 +8,13 @@
 
 import { median } from '../lib/app.ts';
 
-/** One stats message as the bench read it: the wall time of the reading, ms, and the one-way p50 of the second before it was posted. */
+/**
+ * One stats message as the bench read it: the wall time of the reading, ms, and the one-way p50 of
+ * the second before it was posted (null: none that second, as in our output's first 12 s).
+ */
 export interface OneWaySecond {
   at: number;
-  p50: number;
+  p50: number | null;
 }
 
 /**
@@ -35,7 +38,7 @@ export function oneWayPerClick(heardAtMs: readonly (number | null)[], gapsMs: re
     const gap = gapsMs[k];
     if (heard === null || heard === undefined || gap === null || gap === undefined) continue;
     const s = seconds.find((x) => x.at >= heard - ARRIVED_BEFORE_MS + READ_MS / 2);
-    if (s) diffs.push(s.p50 - gap);
+    if (s && s.p50 !== null) diffs.push(s.p50 - gap);
   }
   const m = median(diffs);
   return { medianMs: m === null ? null : Math.round(m * 10) / 10, clicks: diffs.length };

@@ -187,6 +187,8 @@ export function printM2e(r: M2eResult): void {
       'one-way ms': m.app!.oneWayMs,
       'one-way stat − gap ms': m.app!.oneWayStatMs === null || m.medianMs === null ? null : r1(m.app!.oneWayStatMs - m.medianMs),
       'per click ms': perClick(m),
+      // Clicks heard in a second with a figure (none in our output's first 12 s, OUTPUT_CLOCK_SETTLE_S).
+      'clicks with a figure': m.heardAtMs && m.app!.oneWaySeconds ? oneWayPerClick(m.heardAtMs, m.gapsMs, m.app!.oneWaySeconds).clicks : null,
       'rtt ms': m.app!.rttMs,
       'drift ppm': m.app!.driftPpm === null || m.app!.driftMinPpm === m.app!.driftMaxPpm ? m.app!.driftPpm : `${m.app!.driftPpm} (${m.app!.driftMinPpm}…${m.app!.driftMaxPpm})`,
       'rig drift ppm': m.mouthRatePpm === null || m.speakerRatePpm === null ? null : r1(((1 + m.mouthRatePpm * 1e-6) / (1 + m.speakerRatePpm * 1e-6) - 1) * 1e6),

@@ -175,7 +175,9 @@ export async function appFiguresDuring<T>(pair: TuttiPair, during: () => Promise
       oneWayMs: oneWayMatch ? Number(oneWayMatch[1]) : null,
       oneWayParts,
       oneWayStatMs: round1(median(ways)),
-      oneWaySeconds: window.slice(1).flatMap((m) => (m.peers[0]?.oneWayMs ? [{ at: m.at, p50: m.peers[0].oneWayMs.p50 }] : [])),
+      // Every second, with or without a figure (none in our output's first 12 s): a click in a
+      // second without one has none, not the next second's.
+      oneWaySeconds: window.slice(1).flatMap((m) => (m.peers[0] ? [{ at: m.at, p50: m.peers[0].oneWayMs?.p50 ?? null }] : [])),
       rttMs: last?.rttMs === null || last?.rttMs === undefined ? null : round1(last.rttMs),
       driftPpm: last?.driftPpm ?? null,
       underruns: diff('underruns'),

@@ -311,6 +311,15 @@ export class AudioEngine {
     return { beat, atS };
   }
 
+  /**
+   * Whether the browser dates our output at the speaker (AudioContext.getOutputTimestamp). Then a
+   * one-way delay without that dating is still being measured (our output's first seconds,
+   * workers/speaker-time.ts `settled`), not one to guess from the reported latencies.
+   */
+  hasOutputClock(): boolean {
+    return typeof this.context.getOutputTimestamp === 'function';
+  }
+
   /** Output latency the device adds after our playout (s), when the browser reports it. */
   outputLatency(): number {
     const d = this.deviceLatency();

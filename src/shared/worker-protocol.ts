@@ -291,7 +291,8 @@ export interface PeerStats {
    * One-way delay from this peer to our speaker, ms, over the last second: its capture timestamp to
    * the moment our output device plays the frame, dated by our output clock
    * (AudioContext.getOutputTimestamp(), workers/speaker-time.ts). Null before the page's first
-   * output-clock reading, or while the page has not sent one for 5 s.
+   * output-clock reading, while the page has not sent one for 5 s, and while our output has played
+   * less than OUTPUT_CLOCK_SETTLE_S (its first seconds date the speaker up to 30 ms off).
    */
   oneWayMs: { p50: number; p99: number } | null;
   framesPerSecond: number;

@@ -5,7 +5,7 @@
 
 import { LitElement, css, html, nothing } from 'lit';
 import { customElement, property, state } from 'lit/decorators.js';
-import { QUANTUM_MS } from '../shared/constants.ts';
+import { OUTPUT_CLOCK_SETTLE_S, QUANTUM_MS } from '../shared/constants.ts';
 import type { PeerStats } from '../shared/worker-protocol.ts';
 import type { AudioEngine } from '../engine/audio-engine.ts';
 import { oneWayDelay, quality, qualityInput, recentLatency } from './quality.ts';
@@ -52,12 +52,14 @@ export class TuttiPeerStats extends LitElement {
     // far enough off makes them negative, and no delay is shown rather than a wrong one.
     const recent = recentLatency(history);
     const clocksOff = recent !== null && (recent.pipelineMs < 0 || (recent.speakerMs ?? 0) < 0);
-    const oneWay = recent === null || clocksOff ? null : oneWayDelay({ ...recent, ...engine.deviceLatency() });
+    // Our output's first seconds date the speaker up to 30 ms off: no figure until they have passed.
+    const measuring = recent !== null && recent.speakerMs === null && engine.hasOutputClock();
+    const oneWay = recent === null || clocksOff || measuring ? null : oneWayDelay({ ...recent, ...engine.deviceLatency() });
     const kbpsOut = engine.stats.latest()?.kbpsOut;
     return html`
       <div class="head">
         <tutti-quality .quality=${q ? quality(q) : null}></tutti-quality>
-        <span data-testid="one-way" title=${oneWay ? `their microphone → our playout ${ms(oneWay.pipelineMs)} (measured) + our output device ${ms(oneWay.outputMs)} (${oneWay.outputFrom === 'output clock' ? "measured by the device's clock" : 'as the browser reports it'})` : clocksOff ? "the two computers' clocks disagree by more than the delay: set both to network time" : 'waiting for audio'}>
+        <span data-testid="one-way" title=${oneWay ? `their microphone → our playout ${ms(oneWay.pipelineMs)} (measured) + our output device ${ms(oneWay.outputMs)} (${oneWay.outputFrom === 'output clock' ? "measured by the device's clock" : 'as the browser reports it'})` : clocksOff ? "the two computers' clocks disagree by more than the delay: set both to network time" : measuring ? `timing our output device: shown once it has played ${OUTPUT_CLOCK_SETTLE_S} s (before that its clock reads up to 30 ms off)` : 'waiting for audio'}>
           One-way ≈ ${oneWay ? ms(oneWay.totalMs) : '–'}</span>
         <button aria-pressed=${String(this.loopback)} @click=${this.toggleLoopback}
           title="Ask this peer's network worker to echo your stream and time an impulse through it">Measure round trip</button>

@@ -35,4 +35,6 @@ test('a figure off by 6 ms reads 6 off, and clicks with no copy are left out', (
 test('no dated clicks or no seconds: nothing to compare', () => {
   assert.deepEqual(oneWayPerClick([null, null], [80, 81], [{ at: 0, p50: 80 }]), { medianMs: null, clicks: 0 });
   assert.deepEqual(oneWayPerClick([1000, 2000], [80, 81], []), { medianMs: null, clicks: 0 });
+  // A second without a figure (our output's first 12 s): its click has none, not the next second's.
+  assert.deepEqual(oneWayPerClick([1000, 2000], [80, 90], [{ at: 1100, p50: null }, { at: 2100, p50: 91 }]), { medianMs: 1, clicks: 1 });
 });

@@ -3,6 +3,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { OUTPUT_CLOCK_SETTLE_S } from '../../src/shared/constants.ts';
 import { READINGS, STALE_MS, STEP_READINGS, SpeakerTime } from '../../workers/speaker-time.ts';
 import { mulberry32 } from './prng.ts';
 
@@ -24,6 +25,20 @@ describe('SpeakerTime', () => {
     assert.equal(c.wallOf(1000, 1e12), null);
     c.add(0, 1e12); // context not running yet
     assert.equal(c.wallOf(1000, 1e12), null);
+  });
+
+  test('settled once the output has played OUTPUT_CLOCK_SETTLE_S of context time, again from the start for a new context', () => {
+    const c = new SpeakerTime();
+    assert.equal(c.settled, false, 'no reading');
+    const wall0 = 1.7e12;
+    feed(c, 0.05, OUTPUT_CLOCK_SETTLE_S - 0.3, wall0, () => 0, 0.05);
+    assert.equal(c.settled, false, 'just under the settling time');
+    assert.ok(c.wallOf(2 * SR, wall0 + 12_000) !== null, 'dated meanwhile (the metronome uses it)');
+    feed(c, OUTPUT_CLOCK_SETTLE_S, 1, wall0, () => 0, 0.05);
+    assert.equal(c.settled, true);
+    // A new context (a device switch): its time starts again, and so does the settling.
+    feed(c, 0.05, 2, wall0 + 20_000, () => 0, 0.05);
+    assert.equal(c.settled, false, 'a new context');
   });
 
   test('dates a frame ahead of the newest reading on the device clock', () => {

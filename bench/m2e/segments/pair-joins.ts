@@ -5,6 +5,7 @@
 // and the copy at the speaker's sink. What the app misses then splits into the input side (its
 // capture stamp against the truth) and the output side (the truth against its speaker time).
 
+import { writeFileSync } from 'node:fs';
 import type { Page } from '@playwright/test';
 import type { Rig } from '../../../tests/support/audio-rig.ts';
 import { netWorker } from '../../../tests/support/browsers.ts';
@@ -75,12 +76,16 @@ export async function pairJoins(rig: Rig, joins: number, log: (s: string) => voi
         await sleep(SETTLE_MS);
         const before = (await stats(receiver.page))?.peers[0];
         const p50s: number[] = [];
+        const seconds: { at: number; p50: number }[] = [];
         let recording = true;
         const sampling = (async () => {
           while (recording) {
             await sleep(1000);
             const v = (await stats(receiver.page))?.peers[0]?.oneWayMs?.p50;
-            if (typeof v === 'number') p50s.push(v);
+            if (typeof v === 'number') {
+              p50s.push(v);
+              seconds.push({ at: Date.now(), p50: v });
+            }
           }
         })();
         const rec = await recordClicks(rig, clicks, 300).finally(() => (recording = false));
@@ -100,6 +105,7 @@ export async function pairJoins(rig: Rig, joins: number, log: (s: string) => voi
         const offsetGap: number[] = [];
         const renderGap: number[] = [];
         const oc = tap.outputClock;
+        const clickRows: { seq: number; arrivalMs: number; figure: number; gap: number }[] = [];
         for (const [seq, k] of streamOnsets(tap.pcm)) {
           const i = row.get(seq);
           if (i === undefined) continue;
@@ -112,6 +118,7 @@ export async function pairJoins(rig: Rig, joins: number, log: (s: string) => voi
           output.push(s - dated);
           gaps.push(s - m);
           figures.push(tap.oneWay.oneWayMs[i]!);
+          clickRows.push({ seq, arrivalMs: tap.oneWay.arrivalMs[i]!, figure: tap.oneWay.oneWayMs[i]!, gap: s - m });
           // The worker's speaker offset when the frame arrived, against the plain median of the
           // readings of the two seconds before the frame plays (what the probe found exact).
           let j = oc.wallMs.length - 1;
@@ -147,6 +154,7 @@ export async function pairJoins(rig: Rig, joins: number, log: (s: string) => voi
           'dating p50/p90 mouth, speaker ms': `${r2(rec.mouth.chunkDelayP50Ms)}/${r2(rec.mouth.chunkDelayP90Ms)}, ${r2(rec.speaker.chunkDelayP50Ms)}/${r2(rec.speaker.chunkDelayP90Ms)}`,
         };
         rows.push(r);
+        if (process.env['PAIR_DUMP']) writeFileSync(`${process.env['PAIR_DUMP']}-${j}.json`, JSON.stringify({ clicks: clickRows, seconds, oneWay: tap.oneWay, outputClock: tap.outputClock, atMouth, atSpeaker }));
         log(JSON.stringify(r));
       } finally {
         await pair.close();
