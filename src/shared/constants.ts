@@ -59,7 +59,7 @@ export const STALL_STEP_QUANTA = 2;
  * Seconds of our output's life (its AudioContext time) before its clock dates the speaker closely
  * enough to show a one-way delay (PeerStats.oneWayMs). Measured on the bench rig (PulseAudio,
  * Chromium 156; `npx tsx bench/m2e/segments/main.ts pair`, docs/BENCHMARKS.md "The output clock's
- * first seconds"): over 30 joins the figure read up to 30 ms off the truth at the speaker in the
+ * first seconds"): over 18 joins (214 clicks) the figure read up to 30 ms off the truth at the speaker in the
  * first 10 s, either way (the browser's output timestamps ramping and correcting every ~1.5 s while
  * the real output stood still, or the real output moving while they did not), and within 4.1 ms
  * from 12 s on (66 clicks). A figure that far off is not shown: the strip says it is measuring.

@@ -4,6 +4,10 @@
 // worker's one-way figure for that very frame (capture stamp → the speaker, by the output clock),
 // and the copy at the speaker's sink. What the app misses then splits into the input side (its
 // capture stamp against the truth) and the output side (the truth against its speaker time).
+// With PAIR_DUMP=/tmp/name each join also writes /tmp/name-<join>.json: the tap's per-frame
+// one-way log and output-clock readings, both sinks' click times and the stats seconds, so any
+// click (not only the last six seconds') can be found by its capture stamp and held against the
+// speaker (how "The output clock's first seconds" in docs/BENCHMARKS.md was measured).
 
 import { writeFileSync } from 'node:fs';
 import type { Page } from '@playwright/test';
