@@ -79,21 +79,18 @@ export async function pairJoins(rig: Rig, joins: number, log: (s: string) => voi
       try {
         await sleep(SETTLE_MS);
         const before = (await stats(receiver.page))?.peers[0];
-        const p50s: number[] = [];
         const seconds: { at: number; p50: number }[] = [];
         let recording = true;
         const sampling = (async () => {
           while (recording) {
             await sleep(1000);
             const v = (await stats(receiver.page))?.peers[0]?.oneWayMs?.p50;
-            if (typeof v === 'number') {
-              p50s.push(v);
-              seconds.push({ at: Date.now(), p50: v });
-            }
+            if (typeof v === 'number') seconds.push({ at: Date.now(), p50: v });
           }
         })();
         const rec = await recordClicks(rig, clicks, 300).finally(() => (recording = false));
         await sampling;
+        const p50s = seconds.map((x) => x.p50);
         const peer = (await stats(receiver.page))?.peers[0];
         // Read last: the tap's six seconds of PCM are a large copy that stalls the worker.
         const rendered = (await outputOnsets(receiver.page)).map((o) => o.frame);
