@@ -10,8 +10,17 @@
 /** Half-second slots, ~90 s (the recurring-dip memory's span). */
 const SLOT_MS = 500;
 const SLOTS = 180;
-/** A half second's mean lag may sit this much (quanta) above the one a second before and still be on a falling ramp (network jitter, the stamps' ±2 ms). */
+/** A half second's mean lag may sit this much (quanta) above the highest of the 1-3 s before it and still be on a falling ramp (network jitter, the stamps' ±2 ms). */
 const RAMP_TOLERANCE = 0.25;
+/**
+ * How far back (half seconds) a half second's lag is held against (fallFromStart): the highest of
+ * the 1-3 s before it. On the rig one traced join in eight fell in a staircase: ~1.5 quanta down
+ * every ~3 s, rising up to 0.85 quanta in the seconds between, below the highs before each drop
+ * (bench/m2e/segments/playout-trace.ts, 2026-11-29 evening). Held against the second before, it
+ * read as no ramp and its first ~15 s held the whole target (+4-5 quanta, the m2e run's slowest
+ * C default round). A lag that climbs above its recent highs still ends the ramp within a second.
+ */
+const ENVELOPE_SLOTS = 6;
 /**
  * Half seconds at a stream's start within which a passing bump of lag ends (fallFromStart): on the
  * rig 5 of 24 traced joins rose 2-10 quanta above their first second for 3-6 s, then fell back onto
@@ -84,8 +93,9 @@ export class ArrivalLag {
 
   /**
    * How far the arrivals' lag has fallen (quanta) while it has done nothing but fall since the
-   * stream's first second: each half second's mean at most RAMP_TOLERANCE above the one a second
-   * before, and none after the first second above the first second's highest. Else 0. A stream
+   * stream's first second: each half second's mean at most RAMP_TOLERANCE above the highest of the
+   * 1-3 s before it (ENVELOPE_SLOTS; a bump's half seconds count as the first second's highest),
+   * and none after the first second above the first second's highest. Else 0. A stream
    * that begins at the top of a delivery ramp shows this (depth-controller.ts, "Start-up"). One
    * passing bump in the first BUMP_SLOTS is let by: half seconds above the first second's highest
    * that end within it, after which the lag has only fallen again, and the fall is still counted
@@ -103,7 +113,11 @@ export class ArrivalLag {
     let from = 0;
     for (let i = 2; i < n; i++) if (this.means[i]! > top) from = i + 1;
     if (from > BUMP_SLOTS) return 0;
-    for (let i = from + 2; i < n; i++) if (this.means[i]! > this.means[i - 2]! + RAMP_TOLERANCE) return 0;
+    for (let i = Math.max(2, from); i < n; i++) {
+      let envelope = -Infinity;
+      for (let k = Math.max(0, i - ENVELOPE_SLOTS); k <= i - 2; k++) envelope = Math.max(envelope, Math.min(top, this.means[k]!));
+      if (this.means[i]! > envelope + RAMP_TOLERANCE) return 0;
+    }
     return from < n ? Math.max(0, top - this.recent) : 0;
   }
 

@@ -44,6 +44,21 @@ test('a step up (a late buffer: a new ramp) that stays above the first second is
   assert.ok(f.every((x) => x === 0), `no fall read: ${f.filter((x) => x > 0).length} reads`);
 });
 
+// A join (2026-11-29 evening) that fell in a staircase after a passing bump: ~4 ms down every ~3 s,
+// rising up to 2.3 ms between the drops, below the highs before each.
+const staircase = [33.5, 33.1, 32.3, 31.8, 33.6, 35.7, 35.5, 38.7, 37.6, 29.4, 31.1, 31.7, 29.1, 30.8, 30.6, 25.9, 25.3, 26.0, 26.1, 26.7, 27.1, 23.1, 22.8, 22.7, 21.4, 21.0, 20.3, 20.0, 19.8, 18.9];
+
+test('a staircase fall, rising between its drops below the highs before them, is a ramp', () => {
+  const f = falls(staircase);
+  assert.ok(Math.abs(f.at(-1)! - (33.5 - 18.9)) < 0.01, `fall ${f.at(-1)} ms`);
+  assert.ok(f.slice(11).every((x) => x > 0), `read all the way down: ${f.slice(11).map((x) => x.toFixed(1)).join(' ')}`);
+});
+
+test('a lag that climbs above its highs of the seconds before is no ramp', () => {
+  const f = falls([...plain, 26.0, 26.8, 27.6]);
+  assert.equal(f.at(-1), 0);
+});
+
 test('a lag that rises again after the bump is no ramp', () => {
   const f = falls([...bumped, 25.0, 26.5, 28.0]);
   assert.equal(f.at(-1), 0);
