@@ -86,7 +86,8 @@
 //   lag has done nothing but fall since is taken to have begun at the top: the ramp ends a burst
 //   lower, and the relief is the burst less the fall so far (startRamp()). A passing bump in the
 //   first 8 s (5 of 24 traced joins rose 2-10 quanta for 3-6 s, then fell back onto the ramp) is
-//   let by: the fall is read after it (ArrivalLag.fallFromStart()). Not for a stream met
+//   let by: the fall is read after it (ArrivalLag.fallFromStart()), and so is a staircase fall
+//   (1 join in 8: drops every ~3 s, rising below the highs before them in between). Not for a stream met
 //   mid-ramp (a member joining a room whose others' microphones have run for minutes): taken for
 //   the top there, the relief at the late buffer was too much by up to a burst, and in simulation
 //   joins 12-16 s into the rhythm underran 1-3 quanta at it.
