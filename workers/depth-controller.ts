@@ -54,13 +54,22 @@
 //   output takes a whole render period (4 quanta) early in about one second in four; the relief
 //   took the level to ~2.5 quanta after each step, and such a dip in the seconds after ran it dry
 //   (3 of 4 settled underrun events in four traced joins, bench/m2e/segments/playout-trace.ts).
-// - Our output's own rhythm, left alone: on the rig the level also rises by 2-4 quanta for 2-3 s
-//   about every 11 s (the arrivals' lag stays on its ramp: our render pulls late, then catches
-//   up), and every other rise ends at the rhythm's late buffer; the rate drains the rise, so the
-//   buffer falls ~12 quanta there where the step alone is 8 (the fourth traced event). Draining an
-//   excess only once it had lasted ~2 s was tried (06b58fe) and taken out: the m2e run with it had
-//   87-215 trimmed quanta in three of five settled joins (none in the run before), the worklet
-//   cutting what the rate left (docs/BENCHMARKS.md).
+// - Bursts against renders, left alone: on the rig the level also rises by 2-4 quanta about every
+//   11 s, until the rate drains it. This was read as our render pulling late; a probe of the
+//   receiver's render count and of the arrivals by sequence (bench/m2e/segments/main.ts phase,
+//   2026-11-29) saw both on their lines. What moves is the phase: the sender's 8-quantum buffers
+//   arrive ~1 ms/s earlier along the ramp, our output renders 4 quanta at a time (10.7 ms), and
+//   when a delivery slides from just after a render to just before it, every window's low point
+//   rises by up to those 4 quanta with the delay the same. Near that crossing the phase can go
+//   back (the step, two renders' worth give or take a ms; or our render's own jitter), and a
+//   drained rise is then missing: the buffer falls ~12 quanta where the step alone is 8, or a
+//   render period's dip follows in the seconds after it. Leaving an excess alone at the step's
+//   eve (relief below zero) was tried on 2026-11-29 and not kept: in four traced 150 s joins the
+//   rises it kept were drained after the step instead, and the phase went back there (5 seconds
+//   within 1.5 quanta of empty against 3 before, the mean level 0.4 quanta higher). Draining an
+//   excess only once it had lasted ~2 s was tried before (06b58fe) and taken out: the m2e run
+//   with it had 87-215 trimmed quanta in three of five settled joins (none in the run before),
+//   the worklet cutting what the rate left (docs/BENCHMARKS.md).
 // - Like SonoBus's auto mode, grow at once on a glitch (a late frame or an underrun) and shrink
 //   only after 30 s without one (longer than the ~22 s between such steps), one quantum per 2 s.
 // - Start-up: after the first ~2 s of a stream without a glitch the target jumps to what that

@@ -1,5 +1,5 @@
-// `npx tsx bench/m2e/segments/main.ts probe|pair|output|trace|tone [n] [latency hints]` (after `npm run
-// build:test` for pair, and `npx vite build --config bench/vite.config.ts` for probe, output and tone;
+// `npx tsx bench/m2e/segments/main.ts probe|pair|output|trace|tone|phase [n] [latency hints]` (after `npm run
+// build:test` for pair, trace and phase, and `npx vite build --config bench/vite.config.ts` for probe, output and tone;
 // needs the m2e rig's packages): where the mouth-to-ear time goes, held against the truth at the
 // microphone's and the speaker's sinks, both dated on the wall clock (bench/m2e/dating.ts).
 //
@@ -10,6 +10,9 @@
 //                          (comma-separated, e.g. 0,interactive,0.02; output-over-time.ts)
 //   trace [joins] [s]      the receiver's playout second by second, each glitch with the depth
 //                          controller's state then (playout-trace.ts)
+//   phase [joins] [s]      what moves when the playout level rises: the arrivals and sends by
+//                          sequence, our render count, the phase of the sender's bursts
+//                          against our renders, per second (burst-phase.ts)
 //   tone [s] [rounds]      the sweep's sustained tone without Tutti: through the sound server's
 //                          own loop, through A, and through A beside a Tutti pair carrying the
 //                          same tone; its dips and phase jumps (tone-floor.ts)
@@ -17,6 +20,7 @@
 // docs/BENCHMARKS.md, "Where the time goes", has the figures and what they mean.
 
 import { rigUnavailable, startRig } from '../../../tests/support/audio-rig.ts';
+import { burstPhase } from './burst-phase.ts';
 import { outputOverTime } from './output-over-time.ts';
 import { pairJoins } from './pair-joins.ts';
 import { playoutTrace } from './playout-trace.ts';
@@ -24,8 +28,8 @@ import { probeJoins } from './probe-joins.ts';
 import { toneFloor } from './tone-floor.ts';
 
 const [mode, nArg, hintsArg] = process.argv.slice(2);
-if (mode !== 'probe' && mode !== 'pair' && mode !== 'output' && mode !== 'trace' && mode !== 'tone') {
-  console.error('usage: npx tsx bench/m2e/segments/main.ts probe|pair|output|trace|tone [n] [latency hints | seconds | rounds]');
+if (mode !== 'probe' && mode !== 'pair' && mode !== 'output' && mode !== 'trace' && mode !== 'tone' && mode !== 'phase') {
+  console.error('usage: npx tsx bench/m2e/segments/main.ts probe|pair|output|trace|tone|phase [n] [latency hints | seconds | rounds]');
   process.exit(2);
 }
 const why = rigUnavailable();
@@ -42,6 +46,8 @@ if (why) {
       console.table(rows);
     } else if (mode === 'tone') {
       console.table(await toneFloor(rig, Number(nArg ?? 60), Number(hintsArg ?? 2), log));
+    } else if (mode === 'phase') {
+      console.table(await burstPhase(rig, Number(nArg ?? 1), Number(hintsArg ?? 60), log));
     } else if (mode === 'trace') {
       console.table(await playoutTrace(rig, Number(nArg ?? 2), Number(hintsArg ?? 150), log));
     } else {
