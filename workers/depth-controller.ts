@@ -50,7 +50,9 @@
 //   before were such steps); in bench/device-rhythm.ts the settled lowest low point rose 0.3-0.8
 //   quanta and the delay 0.3-0.4 ms (the target is unchanged).
 // - What the relief leaves: the level held after a step still covers the ordinary dips, the
-//   largest of nine in ten seconds outside the step (RecurringDips.ordinary()). On the rig our own
+//   largest that two separate seconds of the last ~90 s saw outside the step
+//   (RecurringDips.ordinary(); until 2026-11-29 the largest of nine in ten seconds, which left
+//   out the render's worth that comes in fewer, see "Bursts against renders"). On the rig our own
 //   output takes a whole render period (4 quanta) early in about one second in four; the relief
 //   took the level to ~2.5 quanta after each step, and such a dip in the seconds after ran it dry
 //   (3 of 4 settled underrun events in four traced joins, bench/m2e/segments/playout-trace.ts).
@@ -63,7 +65,8 @@
 //   rises by up to those 4 quanta with the delay the same. Near that crossing the phase can go
 //   back (the step, two renders' worth give or take a ms; or our render's own jitter), and a
 //   drained rise is then missing: the buffer falls ~12 quanta where the step alone is 8, or a
-//   render period's dip follows in the seconds after it. Leaving an excess alone at the step's
+//   render period's dip follows in the seconds after it. What the relief leaves covers that dip
+//   (the largest ordinary dip seen twice in ~90 s, above). Leaving an excess alone at the step's
 //   eve (relief below zero) was tried on 2026-11-29 and not kept: in four traced 150 s joins the
 //   rises it kept were drained after the step instead, and the phase went back there (5 seconds
 //   within 1.5 quanta of empty against 3 before, the mean level 0.4 quanta higher). Draining an
@@ -433,7 +436,7 @@ export class DepthController {
    * late buffer has come, the arrivals' lag shows it, and the level may stay down after it as it
    * will once the step has recurred, instead of being refilled to the whole floor and adding half
    * a step of delay on average until the rhythm's second late buffer (~45 s). What it leaves still
-   * covers the ordinary seconds' dips (RecurringDips.ordinary: their largest, while few are in).
+   * covers the ordinary seconds' dips (RecurringDips.ordinary: their largest).
    */
   private startStep(): number {
     return this.lastNowMs - this.startMs < START_FLOOR_MS ? this.bursts.size() : 0;

@@ -27,8 +27,12 @@ for (const jitterMs of [0.5, 3]) {
     assert.ok(fed.delayMax - fed.delayMin < 0.6 * (without.delayMax - without.delayMin), 'far less than without it');
     // At the same target: fed the lag, the controller also knows the dip is a step (the level
     // stays at its bottom until the rate refills it) and gives it a quantum more headroom.
+    // The bound was 6 ms until 2026-11-29, when what the relief leaves became the largest ordinary
+    // dip seen twice in ~90 s instead of the 90th percentile (workers/recurring-dips.ts: a render's
+    // worth of dip that comes in fewer than one second in ten ran the rig's level to within 1.5
+    // quanta of empty). With 3 ms of jitter that keeps ~0.2 ms more here: 6.3 → 5.9 ms.
     const sameTarget = fed.delayMean - (fed.target - without.target) * QUANTUM_MS;
-    assert.ok(without.delayMean - sameTarget > 6, `and is lower on average at the same target (half the 21 ms step, less the relief margin): ${sameTarget.toFixed(1)} ms`);
+    assert.ok(without.delayMean - sameTarget > 5.5, `and is lower on average at the same target (half the 21 ms step, less the relief margin): ${sameTarget.toFixed(1)} ms`);
   });
 }
 
