@@ -436,7 +436,7 @@ export class DepthController {
    * late buffer has come, the arrivals' lag shows it, and the level may stay down after it as it
    * will once the step has recurred, instead of being refilled to the whole floor and adding half
    * a step of delay on average until the rhythm's second late buffer (~45 s). What it leaves still
-   * covers the ordinary seconds' dips (RecurringDips.ordinary: their largest).
+   * covers the ordinary seconds' dips (RecurringDips.ordinary: their largest, while few are in).
    */
   private startStep(): number {
     return this.lastNowMs - this.startMs < START_FLOOR_MS ? this.bursts.size() : 0;

@@ -9,8 +9,9 @@ import { MAX_DEPTH } from '../src/shared/constants.ts';
 /** Fill windows per second (43 ms each), and seconds kept. */
 const SECOND_WINDOWS = 23;
 const SECONDS_KEPT = 90;
-/** Ordinary seconds (below the recurring step) before ordinary() says anything. */
+/** Ordinary seconds (below the recurring step) before ordinary() says anything, and before it leaves out a dip seen once. */
 const FEWEST_SECONDS = 3;
+const ORDINARY_SECONDS = 10;
 
 export class RecurringDips {
   /** The largest dip of each of the last SECONDS_KEPT seconds (ring). */
@@ -61,7 +62,8 @@ export class RecurringDips {
    * The dip of an ordinary second (quanta): of the per-second largest dips below `below` (the
    * recurring step's seconds left out) over the seconds kept, the largest that two separate
    * seconds have seen (as value(): one outage, a stall of this machine, does not hold the relief
-   * down for 90 s); Infinity while fewer than 3 are in (nothing known: no relief). Not a
+   * down for 90 s), once 10 are in; before that the largest of them; Infinity while fewer than 3
+   * are in (nothing known: no relief). Not a
    * quantile: on the rig the dips that matter are a render's worth (our output's 4 quanta, the
    * phase of the sender's bursts against our renders going back: depth-controller.ts, "Bursts
    * against renders"), and some of them come in fewer than one second in ten. At the 90th
@@ -83,6 +85,8 @@ export class RecurringDips {
       }
     }
     if (m < FEWEST_SECONDS) return Infinity;
+    // A few seconds say little about their tail (the start-up's relief comes that early): all of it.
+    if (m < ORDINARY_SECONDS) return top;
     let second = 0;
     for (let i = 0; i < this.filled; i++) {
       const d = this.secondMax[i]!;
