@@ -40,22 +40,8 @@ export class RecurringDips {
 
   /** The dip that recurs (quanta), 0 until three seconds are in. */
   value(): number {
-    const n = this.filled;
-    if (n < 3) return 0;
-    let top = 0;
-    let at = 0;
-    for (let i = 0; i < n; i++) {
-      if (this.secondMax[i]! > top) {
-        top = this.secondMax[i]!;
-        at = i;
-      }
-    }
-    let second = 0;
-    for (let i = 0; i < n; i++) {
-      const apart = Math.min((i - at + SECONDS_KEPT) % SECONDS_KEPT, (at - i + SECONDS_KEPT) % SECONDS_KEPT);
-      if (apart > 1 && this.secondMax[i]! > second) second = this.secondMax[i]!;
-    }
-    return second;
+    if (this.filled < 3) return 0;
+    return this.seenTwice(Infinity, this.largestAt(Infinity));
   }
 
   /**
@@ -63,30 +49,35 @@ export class RecurringDips {
    * recurring step's seconds left out) over the seconds kept, the largest that two separate
    * seconds have seen (as value(): one outage, a stall of this machine, does not hold the relief
    * down for 90 s), once 10 are in; before that the largest of them; Infinity while fewer than 3
-   * are in (nothing known: no relief). Not a
-   * quantile: on the rig the dips that matter are a render's worth (our output's 4 quanta, the
-   * phase of the sender's bursts against our renders going back: depth-controller.ts, "Bursts
-   * against renders"), and some of them come in fewer than one second in ten. At the 90th
+   * are in (nothing known: no relief).
+   * Not a quantile: on the rig the dips that matter are a render's worth (our output's 4 quanta,
+   * the phase of the sender's bursts against our renders going back: depth-controller.ts,
+   * "Bursts against renders"), and some of them come in fewer than one second in ten. At the 90th
    * percentile four traced 150 s joins had 3 seconds whose lowest point came within 1.5 quanta of
    * empty (lowest 0.81); with the largest, none (lowest 2.32), for 0.23 quanta more level on
    * average (docs/BENCHMARKS.md).
    */
   ordinary(below: number): number {
     let m = 0;
-    let top = 0;
+    for (let i = 0; i < this.filled; i++) if (this.secondMax[i]! < below) m++;
+    if (m < FEWEST_SECONDS) return Infinity;
+    const at = this.largestAt(below);
+    // A few seconds say little about their tail (the start-up's relief comes that early): all of it.
+    return m < ORDINARY_SECONDS ? this.secondMax[at]! : this.seenTwice(below, at);
+  }
+
+  /** Where the largest per-second dip below `below` is in the ring (the first if several; −1: none). */
+  private largestAt(below: number): number {
     let at = -1;
     for (let i = 0; i < this.filled; i++) {
       const d = this.secondMax[i]!;
-      if (!(d < below)) continue;
-      m++;
-      if (at < 0 || d > top) {
-        top = d;
-        at = i;
-      }
+      if (d < below && (at < 0 || d > this.secondMax[at]!)) at = i;
     }
-    if (m < FEWEST_SECONDS) return Infinity;
-    // A few seconds say little about their tail (the start-up's relief comes that early): all of it.
-    if (m < ORDINARY_SECONDS) return top;
+    return at;
+  }
+
+  /** The largest per-second dip below `below` more than a second apart from the one at `at` (one dip can straddle two seconds). */
+  private seenTwice(below: number, at: number): number {
     let second = 0;
     for (let i = 0; i < this.filled; i++) {
       const d = this.secondMax[i]!;
