@@ -193,6 +193,7 @@ export function printM2e(r: M2eResult): void {
       'drift ppm': m.app!.driftPpm === null || m.app!.driftMinPpm === m.app!.driftMaxPpm ? m.app!.driftPpm : `${m.app!.driftPpm} (${m.app!.driftMinPpm}…${m.app!.driftMaxPpm})`,
       'rig drift ppm': m.mouthRatePpm === null || m.speakerRatePpm === null ? null : r1(((1 + m.mouthRatePpm * 1e-6) / (1 + m.speakerRatePpm * 1e-6) - 1) * 1e6),
       'underruns/trimmed/late/lost': `${m.app!.underruns}/${m.app!.trimmed}/${m.app!.late}/${m.app!.lost}`,
+      'before it': beforeWindow(m),
       'speaker dropouts': m.app!.speakerDropouts === null ? '?' : `${m.app!.speakerDropouts} (${m.app!.speakerDropoutMs} ms)`,
       'sender dropped': m.app!.senderDropped,
       'busy %': m.machineBusyPercent,
@@ -200,6 +201,9 @@ export function printM2e(r: M2eResult): void {
   }
   if (cs.length) {
     const within = (xs: (number | null)[]) => `${xs.filter((x) => x !== null && Math.abs(x) <= 5).length} of ${xs.filter((x) => x !== null).length}`;
+    const joins = cs.filter((m) => m.setup === 'C default' && m.app!.beforeWindow);
+    const glitchyJoins = joins.filter((m) => { const b = m.app!.beforeWindow!; return b.underruns + b.trimmed + b.late + b.lost > 0; });
+    if (joins.length) console.log(`(before it: underruns/trimmed/late/lost from the stream's start to the window's first stats message; for C default the join's first second or two, where our output loses time under the join's load, bench/m2e/segments/start-up.ts: ${glitchyJoins.length} of ${joins.length} C default joins had a glitch there)`);
     console.log(`(one-way stat − gap: the median of the window's per-second p50s against the median click gap; per click: the median over clicks of each one's gap against the p50 of the second it was heard in, bench/m2e/one-way-per-click.ts. Within ±5 ms: ${within(cs.map((m) => (m.app!.oneWayStatMs === null || m.medianMs === null ? null : m.app!.oneWayStatMs - m.medianMs)))} by medians, ${within(cs.map(perClick))} per click)`);
   }
   const glitchy = cs.filter((m) => m.app!.glitchSeconds?.length);
@@ -232,6 +236,12 @@ export function printM2e(r: M2eResult): void {
   if (r.toneCheck) console.log(`M2E tone self-check through A (no Tutti): ${r.toneCheck.seconds} s analysed, ${r.toneCheck.dips} dips, ${r.toneCheck.jumps} jumps`);
   const odd = [...(r.selfCheck ? [r.selfCheck] : []), ...r.measurements].filter((m) => m.directMissing > 0);
   if (odd.length) console.log(`M2E rig warning: ${odd.length} recording(s) lacked direct clicks (the rig's own playback failed): ${odd.map((m) => `${m.setup} round ${m.round ?? '-'}`).join(', ')}`);
+}
+
+/** The glitches counted before a window began (null for runs before 2026-11-30). */
+function beforeWindow(m: M2eMeasurement): string | null {
+  const b = m.app?.beforeWindow;
+  return b ? `${b.underruns}/${b.trimmed}/${b.late}/${b.lost}` : null;
 }
 
 /** The one-way figure against the gap click by click (null where the measurement has no dated clicks or seconds: runs before 2026-11-29). */

@@ -84,6 +84,12 @@ export interface AppFigures {
   oneWaySeconds: OneWaySecond[];
   rttMs: number | null;
   driftPpm: number | null;
+  /**
+   * Counted from the stream's start to the window's first stats message (a C default window's
+   * join: its first second or two, where our output loses 10-60 ms under the join's load on the
+   * rig; bench/m2e/segments/start-up.ts). A listener hears these too; null where not read.
+   */
+  beforeWindow: { underruns: number; trimmed: number; late: number; lost: number } | null;
   /** Counted during the window. */
   underruns: number;
   trimmed: number;
@@ -180,6 +186,7 @@ export async function appFiguresDuring<T>(pair: TuttiPair, during: () => Promise
       oneWaySeconds: window.slice(1).flatMap((m) => (m.peers[0] ? [{ at: m.at, p50: m.peers[0].oneWayMs?.p50 ?? null }] : [])),
       rttMs: last?.rttMs === null || last?.rttMs === undefined ? null : round1(last.rttMs),
       driftPpm: last?.driftPpm ?? null,
+      beforeWindow: first ? { underruns: first.underruns, trimmed: first.trimmed, late: first.late, lost: first.lost ?? 0 } : null,
       underruns: diff('underruns'),
       trimmed: diff('trimmed'),
       late: diff('late'),

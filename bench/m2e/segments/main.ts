@@ -1,5 +1,5 @@
-// `npx tsx bench/m2e/segments/main.ts probe|pair|output|trace|tone|phase [n] [latency hints]` (after `npm run
-// build:test` for pair, trace and phase, and `npx vite build --config bench/vite.config.ts` for probe, output and tone;
+// `npx tsx bench/m2e/segments/main.ts probe|pair|output|trace|tone|phase|start [n] [latency hints]` (after `npm run
+// build:test` for pair, trace, phase and start, and `npx vite build --config bench/vite.config.ts` for probe, output and tone;
 // needs the m2e rig's packages): where the mouth-to-ear time goes, held against the truth at the
 // microphone's and the speaker's sinks, both dated on the wall clock (bench/m2e/dating.ts).
 //
@@ -13,6 +13,9 @@
 //   phase [joins] [s]      what moves when the playout level rises: the arrivals and sends by
 //                          sequence, our render count, the phase of the sender's bursts
 //                          against our renders, per second (burst-phase.ts)
+//   start [joins] [s]     a stream's first seconds at the receiver per 100 ms from its first
+//                          arrival, sampled from the moment its network worker exists: renders,
+//                          speaker steps, underruns, trims, target (start-up.ts)
 //   tone [s] [rounds]      the sweep's sustained tone without Tutti: through the sound server's
 //                          own loop, through A, and through A beside a Tutti pair carrying the
 //                          same tone; its dips and phase jumps (tone-floor.ts)
@@ -25,11 +28,12 @@ import { outputOverTime } from './output-over-time.ts';
 import { pairJoins } from './pair-joins.ts';
 import { playoutTrace } from './playout-trace.ts';
 import { probeJoins } from './probe-joins.ts';
+import { startUp } from './start-up.ts';
 import { toneFloor } from './tone-floor.ts';
 
 const [mode, nArg, hintsArg] = process.argv.slice(2);
-if (mode !== 'probe' && mode !== 'pair' && mode !== 'output' && mode !== 'trace' && mode !== 'tone' && mode !== 'phase') {
-  console.error('usage: npx tsx bench/m2e/segments/main.ts probe|pair|output|trace|tone|phase [n] [latency hints | seconds | rounds]');
+if (mode !== 'probe' && mode !== 'pair' && mode !== 'output' && mode !== 'trace' && mode !== 'tone' && mode !== 'phase' && mode !== 'start') {
+  console.error('usage: npx tsx bench/m2e/segments/main.ts probe|pair|output|trace|tone|phase|start [n] [latency hints | seconds | rounds]');
   process.exit(2);
 }
 const why = rigUnavailable();
@@ -48,6 +52,8 @@ if (why) {
       console.table(await toneFloor(rig, Number(nArg ?? 60), Number(hintsArg ?? 2), log));
     } else if (mode === 'phase') {
       console.table(await burstPhase(rig, Number(nArg ?? 1), Number(hintsArg ?? 60), log));
+    } else if (mode === 'start') {
+      console.table(await startUp(rig, Number(nArg ?? 8), Number(hintsArg ?? 6), log));
     } else if (mode === 'trace') {
       console.table(await playoutTrace(rig, Number(nArg ?? 2), Number(hintsArg ?? 150), log));
     } else {
