@@ -9,8 +9,9 @@ import { MAX_DEPTH } from '../src/shared/constants.ts';
 /** Fill windows per second (43 ms each), and seconds kept. */
 const SECOND_WINDOWS = 23;
 const SECONDS_KEPT = 90;
-/** Ordinary seconds (below the recurring step) before ordinary() says anything, and before it leaves out a dip seen once. */
+/** Ordinary seconds (below the recurring step) before ordinary() says anything. */
 const FEWEST_SECONDS = 3;
+/** Ordinary seconds before ordinary() leaves out a dip seen only once (before, it keeps their largest). */
 const ORDINARY_SECONDS = 10;
 
 export class RecurringDips {

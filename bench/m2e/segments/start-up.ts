@@ -54,6 +54,7 @@ const READ = (): Record<string, number[]> => {
   return out;
 };
 
+/** The page's network worker, polled every 5 ms (tests/support/browsers.ts netWorker polls every 100 ms: the output's first render would be missed). */
 async function workerOf(peer: PeerBrowser): Promise<Worker> {
   for (;;) {
     const w = peer.page.workers().find((x) => x.url().includes('net.worker'));
