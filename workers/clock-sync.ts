@@ -7,53 +7,70 @@
 //
 // One exchange (NTP's four stamps, all ms since the epoch on each side's own clock):
 //   t1 we send the request, t2 the peer receives it, t3 the peer replies, t4 we receive the reply.
-//   offset θ = ((t2 − t1) + (t3 − t4)) / 2, round trip δ = (t4 − t1) − (t3 − t2).
-// θ is exact when both directions take equally long; however unequal they are, its error is at
-// most δ / 2. A busy worker or a queued channel adds delay to one direction and shows as a long δ.
-// So the estimate takes the best (shortest δ) exchange of each second of the last minute, fits a
-// line through their offsets weighted by 1/δ² (the slope is the drift between the two clocks; one
-// point per second spreads them over the whole window, so a quiet moment long ago cannot decide
-// the slope alone), and states the error as the weighted mean of δ / 2 plus the fit's scatter.
+//   Forward f = t2 − t1 = θ(t1) + (the request's delay); backward b = t4 − t3 = −θ(t4) + (the
+//   reply's delay), θ being the peer's clock minus ours. A delay is never below its path's least,
+//   and a busy worker or a queued channel only ever adds to it, on one side at a time.
+// So θ over the last minute is a line a + s·t with every forward figure above it and every
+// backward figure's negative below it: a band. The estimate is the line that stays farthest from
+// both edges (the largest margin m; for a slope s, the margin is half of F(s) + B(s), the least
+// forward and backward figures once the slope is taken out, which is concave in s and maximised by
+// golden-section search): its slope is the drift, its offset the middle of the band. It is exact
+// when the two paths' least delays are equal (the same wire both ways), and its error is bounded
+// by the margin (half the least round trip) however unequal they are, plus what the slopes that
+// still fit the band would move it by, carried from the window's mean time to now.
+// Why not the best exchange of each second, fitted by round trip: that needs both legs of one
+// exchange clean at once. A loaded two-core machine (CI, three browsers) often gave seconds with
+// none, and the line through them leaned by half the extra delay of the side that was busy: the
+// three shared clocks 1.0–1.4 ms apart where 0.1 is usual. The band needs each edge's own clean
+// moments only, wherever they fall in the minute (tests/unit/clock-sync.test.ts, "a loaded
+// machine": 0.019 ms worst, where the old fit read 0.151).
 
 /** Exchanges kept per peer: 64 s at 4 per second. */
 const CAPACITY = 256;
 /** Only the last minute counts (drift changes with temperature; a peer's clock may be stepped). */
 const WINDOW_MS = 60_000;
-/** The estimate takes the best exchange of each second: evenly spread over the window, so the drift is fitted across all of it. */
-const BUCKET_MS = 1000;
-/** Weights are 1 / (round trip + this)², ms: a 0.1 ms and a 0.2 ms exchange count nearly alike. */
-const WEIGHT_FLOOR_MS = 0.2;
-/** A line (drift) is fitted once the seconds used span this long; before, their weighted mean offset. */
-const FIT_SPAN_MS = 3_000;
+/** A line (drift) is fitted once the exchanges used span this long; before, the band's middle with no drift. */
+const FIT_SPAN_MS = 1_000;
 const FIT_MIN_SAMPLES = 4;
+/** The slopes searched, ±: far beyond any crystal's drift (test switches skew by 300 ppm), as a fraction. */
+const MAX_SLOPE = 5e-3;
+/** Golden-section steps: the search interval shrinks to 2·MAX_SLOPE·0.618^32, about 2e-9 (0.002 ppm: 0.06 µs over 30 s). */
+const SEARCH_STEPS = 32;
+/** Bisection steps for the edges of the slopes that still fit the band. */
+const EDGE_STEPS = 20;
 /** A round trip above this is not a clock exchange worth keeping (a stalled tab, a queued channel). */
 const MAX_DELAY_MS = 500;
+const GOLDEN = (Math.sqrt(5) - 1) / 2;
 
 export interface ClockEstimate {
   /** The peer's clock minus ours at `atMs` (our clock), ms. */
   offsetMs: number;
   /** How fast the peer's clock runs against ours, ppm (+: faster); 0 before FIT_SPAN_MS of them. */
   driftPpm: number;
-  /** Bound on |offset error|: the used exchanges' (weighted) mean half round trip plus their scatter about the fit, ms. */
+  /** Bound on |offset error| at the newest exchange: the band's margin, plus the slopes that still fit it carried to then, ms. */
   errorMs: number;
-  /** Exchanges in the window, and how many the estimate used (one per second). */
+  /** Exchanges in the window (all of them shape the band). */
   samples: number;
   used: number;
-  /** Our clock at the estimate's reference point. */
+  /** Our clock at the estimate's reference point (the window's mean time). */
   atMs: number;
 }
 
 /** One peer's clock, seen from ours: a window of exchanges and the estimate drawn from them. */
 export class PeerClock {
-  private readonly at = new Float64Array(CAPACITY);
-  private readonly offset = new Float64Array(CAPACITY);
-  private readonly delay = new Float64Array(CAPACITY);
+  /** Per exchange: t1 and the forward figure t2 − t1; t4 and the backward figure t4 − t3. */
+  private readonly t1 = new Float64Array(CAPACITY);
+  private readonly fwd = new Float64Array(CAPACITY);
+  private readonly t4 = new Float64Array(CAPACITY);
+  private readonly back = new Float64Array(CAPACITY);
   private count = 0;
   private head = 0;
-  /** The best exchange of each second (time, offset, round trip): scratch, no allocation per estimate. */
-  private readonly bt = new Float64Array(CAPACITY);
-  private readonly bo = new Float64Array(CAPACITY);
-  private readonly bd = new Float64Array(CAPACITY);
+  /** The window's exchanges for one update, times relative to its mean: scratch, no allocation per estimate. */
+  private readonly x1 = new Float64Array(CAPACITY);
+  private readonly y1 = new Float64Array(CAPACITY);
+  private readonly x4 = new Float64Array(CAPACITY);
+  private readonly y4 = new Float64Array(CAPACITY);
+  private n = 0;
   /** The latest estimate, or null before the first exchange. */
   estimate: ClockEstimate | null = null;
 
@@ -61,9 +78,10 @@ export class PeerClock {
   add(t1: number, t2: number, t3: number, t4: number): boolean {
     const delay = t4 - t1 - (t3 - t2);
     if (!(delay >= 0 && delay <= MAX_DELAY_MS) || !(t3 >= t2) || !(t4 >= t1)) return false;
-    this.at[this.head] = (t1 + t4) / 2;
-    this.offset[this.head] = (t2 - t1 + (t3 - t4)) / 2;
-    this.delay[this.head] = delay;
+    this.t1[this.head] = t1;
+    this.fwd[this.head] = t2 - t1;
+    this.t4[this.head] = t4;
+    this.back[this.head] = t4 - t3;
     this.head = (this.head + 1) % CAPACITY;
     if (this.count < CAPACITY) this.count++;
     this.update(t4);
@@ -77,74 +95,102 @@ export class PeerClock {
   }
 
   private update(nowMs: number): void {
-    // The best (shortest round trip) exchange of each second of the window, oldest first.
+    // The window's exchanges, and the time the line is anchored at: their mean.
     let n = 0;
-    let samples = 0;
-    let bucket = NaN;
+    let sumT = 0;
+    let first = Infinity;
+    let last = -Infinity;
     for (let j = 0; j < this.count; j++) {
       const k = (this.head - this.count + j + CAPACITY) % CAPACITY;
-      const t = this.at[k]!;
-      if (nowMs - t > WINDOW_MS) continue;
-      samples++;
-      const b = Math.floor(t / BUCKET_MS);
-      if (b !== bucket) {
-        bucket = b;
-        this.bt[n] = t;
-        this.bo[n] = this.offset[k]!;
-        this.bd[n] = this.delay[k]!;
-        n++;
-      } else if (this.delay[k]! < this.bd[n - 1]!) {
-        this.bt[n - 1] = t;
-        this.bo[n - 1] = this.offset[k]!;
-        this.bd[n - 1] = this.delay[k]!;
-      }
+      if (nowMs - this.t4[k]! > WINDOW_MS) continue;
+      this.x1[n] = this.t1[k]!;
+      this.y1[n] = this.fwd[k]!;
+      this.x4[n] = this.t4[k]!;
+      this.y4[n] = this.back[k]!;
+      n++;
+      sumT += this.t1[k]! + this.t4[k]!;
+      first = Math.min(first, this.t1[k]!);
+      last = Math.max(last, this.t4[k]!);
     }
     if (n === 0) return;
-    // Weighted by the round trip: an exchange's offset can be off by up to half of it.
-    let sw = 0;
-    let st = 0;
-    let so = 0;
-    let sd = 0;
+    this.n = n;
+    const at = sumT / (2 * n);
     for (let i = 0; i < n; i++) {
-      const w = weight(this.bd[i]!);
-      sw += w;
-      st += w * this.bt[i]!;
-      so += w * this.bo[i]!;
-      sd += w * this.bd[i]!;
+      this.x1[i] = this.x1[i]! - at;
+      this.x4[i] = this.x4[i]! - at;
     }
-    const meanT = st / sw;
-    const meanO = so / sw;
     let slope = 0;
-    if (this.bt[n - 1]! - this.bt[0]! >= FIT_SPAN_MS && n >= FIT_MIN_SAMPLES) {
-      let sxx = 0;
-      let sxy = 0;
-      for (let i = 0; i < n; i++) {
-        const w = weight(this.bd[i]!);
-        const dt = this.bt[i]! - meanT;
-        sxx += w * dt * dt;
-        sxy += w * dt * (this.bo[i]! - meanO);
+    let spread = 0;
+    if (last - first >= FIT_SPAN_MS && n >= FIT_MIN_SAMPLES) {
+      // The widest margin: M(s) is concave (a sum of minima of lines), so golden-section search finds it.
+      let lo = -MAX_SLOPE;
+      let hi = MAX_SLOPE;
+      let a = hi - GOLDEN * (hi - lo);
+      let c = lo + GOLDEN * (hi - lo);
+      let ma = this.margin(a);
+      let mc = this.margin(c);
+      for (let step = 0; step < SEARCH_STEPS; step++) {
+        if (ma < mc) {
+          lo = a;
+          a = c;
+          ma = mc;
+          c = lo + GOLDEN * (hi - lo);
+          mc = this.margin(c);
+        } else {
+          hi = c;
+          c = a;
+          mc = ma;
+          a = hi - GOLDEN * (hi - lo);
+          ma = this.margin(a);
+        }
       }
-      slope = sxx > 0 ? sxy / sxx : 0;
+      slope = (lo + hi) / 2;
+      // The slopes that still fit the band (margin ≥ 0) on either side: how far the drift may be off.
+      if (this.margin(slope) > 0) spread = Math.max(slope - this.edge(slope, -MAX_SLOPE), this.edge(slope, MAX_SLOPE) - slope);
     }
-    let ss = 0;
-    for (let i = 0; i < n; i++) {
-      const r = this.bo[i]! - (meanO + slope * (this.bt[i]! - meanT));
-      ss += weight(this.bd[i]!) * r * r;
-    }
+    const f = this.leastForward(slope);
+    const b = this.leastBackward(slope);
     const e = this.estimate ?? (this.estimate = { offsetMs: 0, driftPpm: 0, errorMs: 0, samples: 0, used: 0, atMs: 0 });
-    e.atMs = meanT;
-    e.offsetMs = meanO;
+    e.atMs = at;
+    e.offsetMs = (f - b) / 2;
     e.driftPpm = slope * 1e6;
-    e.errorMs = sd / sw / 2 + Math.sqrt(ss / sw);
-    e.samples = samples;
+    // A negative margin (no line fits: a clock stepped, or its rate changed within the minute) is an error as large.
+    e.errorMs = Math.abs(f + b) / 2 + spread * Math.abs(nowMs - at);
+    e.samples = n;
     e.used = n;
   }
-}
 
-/** How much an exchange with round trip `delay` (ms) counts in the fit: the shorter, the more. */
-function weight(delay: number): number {
-  const d = delay + WEIGHT_FLOOR_MS;
-  return 1 / (d * d);
+  /** The least forward figure with the slope `s` taken out (the band's upper edge at the mean time). */
+  private leastForward(s: number): number {
+    let m = Infinity;
+    for (let i = 0; i < this.n; i++) m = Math.min(m, this.y1[i]! - s * this.x1[i]!);
+    return m;
+  }
+
+  /** The least backward figure with the slope `s` put back (minus the band's lower edge at the mean time). */
+  private leastBackward(s: number): number {
+    let m = Infinity;
+    for (let i = 0; i < this.n; i++) m = Math.min(m, this.y4[i]! + s * this.x4[i]!);
+    return m;
+  }
+
+  /** Twice the band's margin for a line of slope `s`: concave in s. */
+  private margin(s: number): number {
+    return this.leastForward(s) + this.leastBackward(s);
+  }
+
+  /** From `from` (margin > 0) toward `limit`, the slope where the margin reaches 0 (or `limit`). */
+  private edge(from: number, limit: number): number {
+    if (this.margin(limit) >= 0) return limit;
+    let inside = from;
+    let outside = limit;
+    for (let step = 0; step < EDGE_STEPS; step++) {
+      const mid = (inside + outside) / 2;
+      if (this.margin(mid) >= 0) inside = mid;
+      else outside = mid;
+    }
+    return inside;
+  }
 }
 
 /**
