@@ -27,6 +27,12 @@ const TRIM_SUSTAINED_WINDOWS = 8;
  * one-way delay fell with it), so what the first trim left is taken as it shows, up to the stall's quanta.
  */
 export const TRIM_NOW_WINDOWS = 6;
+/**
+ * Fill windows remembered for a stall trim's floor: when the request comes (net follows our output's
+ * step ~0.15-0.2 s after the stall, 3-5 windows), the older half of the last 8 (~0.2-0.35 s back)
+ * is from before the stall, and their median low point is the level the stall interrupted.
+ */
+export const FLOOR_WINDOWS = 8;
 /** Per-quantum slew of the applied rate toward the controller's (time constant ≈ 32 quanta = 85 ms). */
 const RATE_SLEW = 1 / 32;
 /** When the controller wants 1 and the slewed rate is this close (10 ppm, 0.02 cent), it is 1. */
@@ -82,6 +88,13 @@ export class PeerPlayout {
   /** Quanta of a stall trim still allowed, and the fill windows left to take them (TRIM_NOW_WINDOWS). */
   private trimBudget = 0;
   private trimWindows = 0;
+  /**
+   * The last FLOOR_WINDOWS windows' low points (frames; a ring by fillCount), and the stall trim's
+   * floor taken from them at the request (quanta over the target the trim leaves; 0: none known).
+   */
+  private readonly lows = new Float64Array(FLOOR_WINDOWS);
+  private readonly lowsSorted = new Float64Array(FLOOR_WINDOWS / 2);
+  private trimFloor = 0;
   private readonly plc = new Concealer();
   /** What happened to this peer's audio in the last render (HeardFlag bits), for a take's sidecar. */
   flags = 0;
@@ -261,17 +274,24 @@ export class PeerPlayout {
     const excess = Math.floor(this.fillMin / QUANTUM_FRAMES) - target;
     const above = Atomics.load(v.i32, v.peerI32(this.p, PEER_I32.TRIM_ABOVE));
     // This machine stalled (net saw our output step later): its backlog goes now, down to the
-    // target itself (less a recurring step's excess, TRIM_ABOVE, which the rhythm takes back), so
-    // the delay is back where it was within a window or two of net's request.
+    // level the stall interrupted (at least the target, less a recurring step's excess,
+    // TRIM_ABOVE, which the rhythm takes back), so the delay is back where it was within a window
+    // or two of net's request. Not below that level: the request's quanta are the output's step,
+    // which can be more than the backlog that arrived, and a level that sat over the target
+    // before was cut under it (a leader-mode run: the one-way delay 74.5 ms before a stall, 74.0
+    // after the trim, then 66.2, and the member's next strike 7.9 ms early at the leader).
     const now = Atomics.exchange(v.i32, v.peerI32(this.p, PEER_I32.TRIM_NOW), 0);
     if (now > 0) {
       this.trimBudget = now;
       this.trimWindows = TRIM_NOW_WINDOWS;
+      this.trimFloor = this.levelBefore(target);
     }
+    this.lows[this.fillCount % FLOOR_WINDOWS] = this.fillMin;
     if (this.trimWindows > 0) {
       this.trimWindows--;
-      if (excess - above > 0 && !this.holding && !this.outage) {
-        this.skip = Math.min(excess - above, this.trimBudget);
+      const keep = Math.max(above, this.trimFloor);
+      if (excess - keep > 0 && !this.holding && !this.outage) {
+        this.skip = Math.min(excess - keep, this.trimBudget);
         this.trimBudget -= this.skip;
         if (this.trimBudget === 0) this.trimWindows = 0;
         this.highWindows = 0;
@@ -288,6 +308,29 @@ export class PeerPlayout {
       this.skip = this.highExcess - 1;
       this.highWindows = 0;
     }
+  }
+
+  /**
+   * Quanta over `target` of the level a stall interrupted: the median low point of the older half
+   * of the last FLOOR_WINDOWS windows before this one (FLOOR_WINDOWS). 0 while the stream has not
+   * had that many (the trim goes down to the target, as before), or where they sat at or under it.
+   */
+  private levelBefore(target: number): number {
+    const n = FLOOR_WINDOWS / 2;
+    if (this.fillCount < FLOOR_WINDOWS) return 0;
+    const sorted = this.lowsSorted;
+    for (let k = 0; k < n; k++) {
+      // fillCount − FLOOR_WINDOWS … fillCount − n − 1: the oldest windows in the ring.
+      const x = this.lows[(this.fillCount - FLOOR_WINDOWS + k) % FLOOR_WINDOWS]!;
+      let i = k;
+      while (i > 0 && sorted[i - 1]! > x) {
+        sorted[i] = sorted[i - 1]!;
+        i--;
+      }
+      sorted[i] = x;
+    }
+    const median = (sorted[n / 2 - 1]! + sorted[n / 2]!) / 2;
+    return Math.max(0, Math.floor(median / QUANTUM_FRAMES) - target);
   }
 
   /**

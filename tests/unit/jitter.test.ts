@@ -1081,6 +1081,27 @@ describe('rate steering through the playout FIFO', () => {
     assert.equal(less.w.playCounter(PEER_I32.TRIMMED), 9);
   });
 
+  test('a stall trim goes back to the level the stall interrupted, not below it: a level over the target and a request larger than the backlog', () => {
+    // The target lowered by 3 long before (the rate would drain that; nothing steers it here), so
+    // the level sits 3 quanta over the target; then a 12-quantum stall, and net asks for 15 (our
+    // output's step can be larger than the backlog that arrived). Before, the trim went to the
+    // target: 15 trimmed, the delay 3 quanta under where it was (a leader-mode run: the one-way
+    // delay 74.5 ms, 74.0 after the trim, 66.2 a moment later, a strike 7.9 ms early).
+    const stallFrom = 400;
+    const stallTicks = 12;
+    const renders = (t: number) => t < stallFrom || t >= stallFrom + stallTicks;
+    const asked = stallFrom + stallTicks + 40;
+    const run = noiseRun(1500, (wr, t) => {
+      if (t === 100) wr.setDepth(DEFAULT_DEPTH - 3);
+      if (t === asked) wr.trimNow(stallTicks + 3);
+    }, undefined, renders);
+    assert.equal(run.w.playCounter(PEER_I32.TRIMMED), stallTicks, 'the backlog, and not the 3 quanta over the target it sat at before');
+    const before = run.pos[stallFrom - 1]! - (stallFrom - 1) * QUANTUM_FRAMES;
+    const after = run.pos[1499]! - 1499 * QUANTUM_FRAMES + stallTicks * QUANTUM_FRAMES;
+    assert.equal(after - before, stallTicks * QUANTUM_FRAMES, 'the delay back to what it was before the stall');
+    assert.equal(run.w.playCounter(PEER_I32.MISSED) + run.w.playCounter(PEER_I32.UNDERRUNS) + run.w.counters.late, 0, 'no glitch but the trim');
+  });
+
   test('a depth lowered by 4 quanta or less is not trimmed (the rate controller drains it)', () => {
     const { w } = noiseRun(1200, (wr, t) => {
       if (t === 100) wr.setDepth(DEFAULT_DEPTH - 4);
