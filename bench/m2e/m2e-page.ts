@@ -26,6 +26,8 @@ const MICROPHONE: MediaStreamConstraints = { audio: AUDIO, video: false };
 
 /** The running paths: referenced so they are not collected while the bench listens. */
 const alive: unknown[] = [];
+/** The context that plays to the speaker in A or B (W plays through a media element). */
+let output: AudioContext | null = null;
 
 function trackInfo(stream: MediaStream): Pick<PathInfo, 'inputLatencyMs' | 'sampleRate' | 'channelCount'> {
   const s = stream.getAudioTracks()[0]?.getSettings() as (MediaTrackSettings & { latency?: number }) | undefined;
@@ -42,6 +44,7 @@ window.__m2eDirect = async () => {
   ctx.createMediaStreamSource(stream).connect(ctx.destination);
   await ctx.resume();
   alive.push(stream, ctx);
+  output = ctx;
   return { ...trackInfo(stream), baseLatencyMs: ctx.baseLatency * 1000, outputLatencyMs: ctx.outputLatency * 1000 };
 };
 
@@ -93,6 +96,7 @@ window.__m2eWorklets = async (contexts: 1 | 2, prefillQuanta: number) => {
   // the prefill from here on.
   window.__m2eFifoReset();
   alive.push(stream, capture, playback, inNode, outNode);
+  output = playback;
   return { ...trackInfo(stream), baseLatencyMs: playback.baseLatency * 1000, outputLatencyMs: playback.outputLatency * 1000 };
 };
 
@@ -104,3 +108,8 @@ window.__m2eFifoCounters = () => ({
   underruns: fifo ? Atomics.load(fifo, FIFO.UNDERRUNS) : 0,
   overflows: fifo ? Atomics.load(fifo, FIFO.OVERFLOWS) : 0,
 });
+
+window.__m2eSpeakerDropouts = () => {
+  const stats = (output as (AudioContext & { playbackStats?: { underrunEvents: number; underrunDuration: number } }) | null)?.playbackStats;
+  return stats && typeof stats.underrunEvents === 'number' ? { events: stats.underrunEvents, ms: Math.round(stats.underrunDuration * 1e4) / 10 } : null;
+};

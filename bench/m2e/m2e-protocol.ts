@@ -34,5 +34,10 @@ declare global {
     /** B: puts the FIFO back to its prefill and zeroes its counters (just before a measurement). */
     __m2eFifoReset(): void;
     __m2eFifoCounters(): FifoCounters;
+    /**
+     * The speaker dropouts of this page's last output context so far (`AudioContext.playbackStats`,
+     * Chromium: the times the device asked for audio and the render had none ready), or null.
+     */
+    __m2eSpeakerDropouts(): { events: number; ms: number } | null;
   }
 }

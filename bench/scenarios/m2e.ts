@@ -29,7 +29,7 @@ const TONE_LEVEL = 0.5;
 /** Depths tried upward from the automatic one for a first clean tone before giving up. */
 const CONFIRM_TRIES = 4;
 /** B's FIFO fill, quanta: what issue 9 measured the two-clock floor with. */
-const B_PREFILL = 3;
+export const B_PREFILL = 3;
 
 export type SetupName = 'rig loop' | 'A' | 'B1' | 'B2' | 'W' | 'C default' | 'C settled' | 'C clean depth' | 'C clean settled' | 'C depth auto' | `C depth ${number}`;
 

@@ -17,8 +17,9 @@
 //                          arrival, sampled from the moment its network worker exists: renders,
 //                          speaker steps, underruns, trims, target (start-up.ts)
 //   tone [s] [rounds]      the sweep's sustained tone without Tutti: through the sound server's
-//                          own loop, through A, and through A beside a Tutti pair carrying the
-//                          same tone; its dips and phase jumps (tone-floor.ts)
+//                          own loop, through A and B2, and through each beside a Tutti pair
+//                          carrying the same tone; its dips, phase jumps and each page's speaker
+//                          dropouts (tone-floor.ts)
 //
 // docs/BENCHMARKS.md, "Where the time goes", has the figures and what they mean.
 
