@@ -105,6 +105,15 @@ function expectOnTimeline(moved: number, gaps: TakeInfo['gaps'], label: string):
   expect(Math.abs(moved - nearest), `${label}: on the take's timeline after the gaps ${JSON.stringify(gaps)} (moved ${moved} frames; the device's pauses allow ${JSON.stringify(allowed)})`).toBeLessThanOrEqual(480);
 }
 
+/**
+ * Frames before a gap in which its loss may already have happened unseen: LOSS_SEEN_WITHIN_WINDOWS
+ * windows of the capture buffers. Chromium delivers 480–1024 frames a buffer, and a loss is whole
+ * buffers (LossWatch.confirm), so a gap is at least one: its size bounds the buffer's.
+ */
+function seenWithin(g: TakeInfo['gaps'][number]): number {
+  return LOSS_SEEN_WITHIN_WINDOWS * LOSS_WINDOW_BUFFERS * Math.min(1024, g.frames);
+}
+
 function judgeAcrossGaps(samples: Int32Array, end: number, trailing: number, gaps: TakeInfo['gaps'], label: string): { frames: number; verbatim: number } {
   const wav = readWavPcm(input);
   const len = wav.length / 2;
@@ -113,7 +122,7 @@ function judgeAcrossGaps(samples: Int32Array, end: number, trailing: number, gap
   let a = 0;
   // A loss is seen up to LOSS_SEEN_WITHIN_WINDOWS windows after it: a run stops that far before its gap.
   for (const g of sorted) {
-    runs.push([a, Math.max(a, g.atFrame - 128 - LOSS_SEEN_WITHIN_WINDOWS * LOSS_WINDOW_BUFFERS * 1024), [g]]);
+    runs.push([a, Math.max(a, g.atFrame - 128 - seenWithin(g)), [g]]);
     a = g.atFrame + g.frames + 128;
   }
   runs.push([a, end, []]);
@@ -403,13 +412,13 @@ test('a band take: each participant as heard and the mix on one timeline, to the
       while (end > 0 && samples[2 * end - 1] === 0 && samples[2 * end - 2] === 0) end--;
       const runs: [number, number][] = [];
       let a = 0;
-      // A loss is seen up to three loss windows (about 1.5 s at 480-frame buffers) after it
-      // happens: until the silence goes in, the input runs that much early. Each run: the input
+      // A loss is seen up to three loss windows (about 1.5 s at 480-frame buffers: seenWithin)
+      // after it happens: until the silence goes in, the input runs that much early. Each run: the input
       // device's pauses before it (after one, the fake microphone's file resumes where it stopped).
       const gapsBefore: TakeInfo['gaps'][] = [];
       let before: TakeInfo['gaps'] = [];
       for (const g of [...take.gaps].sort((x, y) => x.atFrame - y.atFrame)) {
-        runs.push([a, Math.max(a, g.atFrame - 128 - LOSS_SEEN_WITHIN_WINDOWS * LOSS_WINDOW_BUFFERS * 1024)]);
+        runs.push([a, Math.max(a, g.atFrame - 128 - seenWithin(g))]);
         gapsBefore.push(before);
         before = [...before, g];
         a = g.atFrame + g.frames + 128;
@@ -439,6 +448,7 @@ test('a band take: each participant as heard and the mix on one timeline, to the
       console.log(`  input: ${verbatim} of ${end} frames verbatim in ${runs.length} run(s), gaps ${JSON.stringify(take.gaps)}, each run's offset from the take's timeline ${JSON.stringify(offsets)} frames, then ${frames - end} frames of silence to the end`);
       // Of the frames judged (the stretch before a gap, where the loss may already have happened and
       // the silence not yet gone in, is not).
+      expect(judged, `some of Alice's input lies clear of its capture gaps ${JSON.stringify(take.gaps)} (else nothing of it can be judged)`).toBeGreaterThan(0);
       expect(verbatim / judged).toBeGreaterThan(0.95);
       expect((frames - end) / 48_000).toBeLessThan(0.5);
     }
