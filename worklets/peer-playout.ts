@@ -95,9 +95,6 @@ export class PeerPlayout {
   private readonly lows = new Float64Array(FLOOR_WINDOWS);
   private readonly lowsSorted = new Float64Array(FLOOR_WINDOWS / 2);
   private trimFloor = 0;
-  /** fillCount at the last stall trim's request (far back: none yet), and at this stream's start. */
-  private trimAt = -1e9;
-  private lowsFrom = 0;
   private readonly plc = new Concealer();
   /** What happened to this peer's audio in the last render (HeardFlag bits), for a take's sidecar. */
   flags = 0;
@@ -287,12 +284,7 @@ export class PeerPlayout {
     if (now > 0) {
       this.trimBudget = now;
       this.trimWindows = TRIM_NOW_WINDOWS;
-      // Stalls in a row (an output that keeps dropping out): the windows before this request hold
-      // the last stall's backlog, perhaps not all trimmed yet, and a floor read there would climb
-      // by it at every stall. The level the first of them interrupted stands until the windows
-      // are clear of the last request and its trim.
-      if (this.fillCount - this.trimAt >= FLOOR_WINDOWS + TRIM_NOW_WINDOWS) this.trimFloor = this.levelBefore(target);
-      this.trimAt = this.fillCount;
+      this.trimFloor = this.levelBefore(target);
     }
     this.lows[this.fillCount % FLOOR_WINDOWS] = this.fillMin;
     if (this.trimWindows > 0) {
@@ -320,12 +312,12 @@ export class PeerPlayout {
 
   /**
    * Quanta over `target` of the level a stall interrupted: the median low point of the older half
-   * of the last FLOOR_WINDOWS windows before this one (FLOOR_WINDOWS). 0 while this stream has not
+   * of the last FLOOR_WINDOWS windows before this one (FLOOR_WINDOWS). 0 while the stream has not
    * had that many (the trim goes down to the target, as before), or where they sat at or under it.
    */
   private levelBefore(target: number): number {
     const n = FLOOR_WINDOWS / 2;
-    if (this.fillCount - this.lowsFrom < FLOOR_WINDOWS) return 0;
+    if (this.fillCount < FLOOR_WINDOWS) return 0;
     const sorted = this.lowsSorted;
     for (let k = 0; k < n; k++) {
       // fillCount − FLOOR_WINDOWS … fillCount − n − 1: the oldest windows in the ring.
@@ -441,9 +433,6 @@ export class PeerPlayout {
     this.skip = 0;
     this.trimBudget = this.trimWindows = 0;
     this.fillCount = Atomics.load(i32, v.peerI32(p, PEER_I32.FILL_COUNT));
-    // The floor's windows and the last request are this stream's own from here.
-    this.lowsFrom = this.fillCount;
-    this.trimAt = -1e9;
     Atomics.store(i32, v.peerI32(p, PEER_I32.CURSOR), cursor | 0);
     Atomics.store(i32, v.peerI32(p, PEER_I32.PLAY_POS), playPosition(cursor, HALF));
     Atomics.store(i32, v.peerI32(p, PEER_I32.ACK_GEN), gen);

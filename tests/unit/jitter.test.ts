@@ -1102,23 +1102,6 @@ describe('rate steering through the playout FIFO', () => {
     assert.equal(run.w.playCounter(PEER_I32.MISSED) + run.w.playCounter(PEER_I32.UNDERRUNS) + run.w.counters.late, 0, 'no glitch but the trim');
   });
 
-  test('stall trims in a row each go back to the level before the first: the floor does not climb on the backlog of the one before', () => {
-    // Eight 12-quantum stalls 70 quanta (4.4 windows, ~0.19 s) apart, each asked for 40 quanta
-    // after it, as on a machine whose output keeps dropping out. The windows a later request reads
-    // its floor from hold the backlog of the stall before, not yet trimmed: a floor read there
-    // climbs on it, and the level with it (at 129cf78: 95 of the 96 quanta trimmed, one left on).
-    const stalls = [400, 470, 540, 610, 680, 750, 820, 890];
-    const stallTicks = 12;
-    const renders = (t: number) => !stalls.some((s) => t >= s && t < s + stallTicks);
-    const run = noiseRun(2000, (wr, t) => {
-      if (stalls.some((s) => t === s + stallTicks + 40)) wr.trimNow(stallTicks);
-    }, undefined, renders);
-    assert.equal(run.w.playCounter(PEER_I32.TRIMMED), stalls.length * stallTicks, 'every backlog trimmed');
-    const before = run.pos[stalls[0]! - 1]! - (stalls[0]! - 1) * QUANTUM_FRAMES;
-    const after = run.pos[1999]! - 1999 * QUANTUM_FRAMES + stalls.length * stallTicks * QUANTUM_FRAMES;
-    assert.equal(after - before, stalls.length * stallTicks * QUANTUM_FRAMES, 'the delay back to what it was before the first stall');
-  });
-
   test('a depth lowered by 4 quanta or less is not trimmed (the rate controller drains it)', () => {
     const { w } = noiseRun(1200, (wr, t) => {
       if (t === 100) wr.setDepth(DEFAULT_DEPTH - 4);
