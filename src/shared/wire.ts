@@ -206,13 +206,13 @@ export function packetBytes(channels: number, silent: boolean, redundancy = 0, f
 /** Float sample to PCM16: clamp to full scale, round to nearest. Inverse of `x / 32768` exactly. */
 export function floatToPcm16(x: number): number {
   const s = Math.round(x * 32768);
-  return s > 32767 ? 32767 : s < -32768 ? -32768 : s;
+  return s > 32767 ? 32767 : s < -32768 ? -32768 : s | 0; // | 0: an integer sample, never -0 (nor NaN)
 }
 
 /** Float sample to PCM24: clamp to full scale, round to nearest. Inverse of `x / 2^23` exactly. */
 export function floatToPcm24(x: number): number {
   const s = Math.round(x * PCM24_SCALE);
-  return s > 8_388_607 ? 8_388_607 : s < -8_388_608 ? -8_388_608 : s;
+  return s > 8_388_607 ? 8_388_607 : s < -8_388_608 ? -8_388_608 : s | 0; // | 0: never -0 (nor NaN)
 }
 
 /** Quantise `x` as `format` stores it. */

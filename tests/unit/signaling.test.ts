@@ -389,12 +389,14 @@ describe('signaling hub', () => {
   test('a socket that answers no pings is closed by the sweep', async () => {
     const by = await bystander();
     const dead = new Peer(new WebSocket(url, { origin: GOOD_ORIGIN, autoPong: false }));
+    // Counted from the start: a sweep that falls just after the upgrade sends its ping in the same
+    // read as the 101 response, and ws emits it before an `await` on 'open' could resume.
+    let pingsSeen = 0;
+    dead.ws.on('ping', () => pingsSeen++);
     await new Promise<void>((resolve, reject) => {
       dead.ws.once('open', () => resolve());
       dead.ws.once('error', reject);
     });
-    let pingsSeen = 0;
-    dead.ws.on('ping', () => pingsSeen++);
     const topic = freshTopic('dead');
     await dead.subscribe(topic);
     const withDead = snap();

@@ -731,6 +731,11 @@ describe('wire format v2: PCM24', () => {
       }
     }
     assert.deepEqual([floatToPcm24(1), floatToPcm24(-1), floatToPcm24(2), floatToPcm24(-2), floatToPcm24(1 / 8_388_608)], [8_388_607, -8_388_608, 8_388_607, -8_388_608, 1]);
+    // A sample too small to round away from zero is the integer 0, not -0 (CI's seeded WAV stress
+    // compared -0 from the old rounding with the 0 read back from disk).
+    for (const x of [-1e-9, -0.4 / 8_388_608, -0]) assert.ok(Object.is(floatToPcm24(x), 0), `floatToPcm24(${x}) is +0`);
+    for (const x of [-1e-9, -0.4 / 32_768, -0]) assert.ok(Object.is(floatToPcm16(x), 0), `floatToPcm16(${x}) is +0`);
+    assert.equal(floatToPcm24(Number.NaN), 0);
   });
 
   test('a PCM24 quantum that is silent at 24 bits, but not at 16, is sent with samples', () => {
