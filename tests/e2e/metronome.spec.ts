@@ -57,11 +57,31 @@ async function rawOnsets(page: Page, keep: (peak: number) => boolean = () => tru
  * (seen here: 3 of 245 at one process, clicks exactly 2.67 ms "late" that the other two processes
  * played on time); a centred median of 5 drops such a reading and still keeps a real step of the
  * output (a stall) where it happened.
+ *
+ * The window stays centred at the ends of the sequence: an odd count with the onset in the middle
+ * (3 readings for the second and the last but one). A window of 4 with the onset second took its
+ * upper middle, a reading from after the onset: with the output stepping 2.7 ms between that click
+ * and the next, the click the app had placed right read 2.69 ms late (the first beat after the
+ * count-in, in a rehearsal; in CI's leader mode, "beat 67 3.02 ms early", the second of a batch).
+ * The first and the last onset have no neighbour on one side: they take the 3 readings at their
+ * end unless the output stepped (`steps`, watchOutputSteps) between the first and the third of
+ * those, and then their own reading only.
  */
-function dated(onsets: Onset[]): number[] {
+function dated(onsets: Onset[], steps: readonly OutputStep[] = []): number[] {
   const offsets = onsets.map((o) => o.wallMs - o.contextTime * 1000);
+  const n = onsets.length;
+  // Readings at wall times a < b on either side of a step (its samples are 20 ms apart, and a
+  // reading's time is the timestamp's, not the moment it was read: 50 ms of slack either way).
+  const stepBetween = (a: number, b: number): boolean => steps.some((st) => st.to > a - 50 && st.from < b + 50);
   return onsets.map((o, i) => {
-    const near = offsets.slice(Math.max(0, i - 2), i + 3).sort((x, y) => x - y);
+    const h = Math.min(2, i, n - 1 - i);
+    let lo = i - h;
+    let hi = i + h + 1;
+    if (h === 0 && n >= 3) {
+      const [a, b] = i === 0 ? [0, 2] : [n - 3, n - 1];
+      if (!stepBetween(onsets[a]!.wallMs, onsets[b]!.wallMs)) [lo, hi] = [a, b + 1];
+    }
+    const near = offsets.slice(lo, hi).sort((x, y) => x - y);
     return (o.frame / 48_000) * 1000 + near[near.length >> 1]!;
   });
 }
@@ -219,9 +239,12 @@ test('metronome together: three processes, one clock skewed, every click on its 
     if (shared > end + 1_500) break; // and the two beats after the last one kept (above)
   }
   for (const [name, e] of Object.entries(errors)) {
-    const b = beats[name]!;
-    const sorted = [...e].sort((x, y) => x - y);
     const steps = await pages[name as keyof typeof pages].evaluate('window.__outputSteps') as OutputStep[];
+    // Dated again with the output's steps known (dated(): the first click's window).
+    const all = dated(heard[name]!, steps).slice(0, -2);
+    e.splice(0, e.length, ...all.map((t, i) => againstBeats([t], m, refs[name]![i]!).errors[0]!));
+    const b = all.map((t, i) => againstBeats([t], m, refs[name]![i]!).beats[0]!);
+    const sorted = [...e].sort((x, y) => x - y);
     const due = b.map((n, i) => m.startMs + n * (60_000 / m.bpm) - refs[name]![i]!);
     const off = e.map((x, i) => [b[i]!, x, atStep(steps, due[i]!)] as const).filter(([, x]) => Math.abs(x) > QUANTUM_MS);
     const offClear = off.filter(([, , step]) => !step);
@@ -322,6 +345,9 @@ test("metronome leader mode: with Bob's link delayed 30 ms, what Bob plays on hi
   await watchOutputSteps(alice.page);
   await watchGlitches(alice.page);
   const strikes: { beat: number; dueMs: number; errorMs: number }[] = [];
+  // Every strike Alice heard and, for each, the shared clock's offset from the machine's then.
+  const heard: Onset[] = [];
+  const refs: number[] = [];
   let before = await onlyPeer(alice.page);
   const stalls: { fromMs: number; toMs: number }[] = [];
   const strikeFrames = new Map<number, number>();
@@ -333,15 +359,22 @@ test("metronome leader mode: with Bob's link delayed 30 ms, what Bob plays on hi
     const ref = (await clockCheck(alice.page)).sharedMinusHostMs!;
     // Bob's strikes are negative impulses (his microphone's file is silent, without the marker).
     const got = await rawOnsets(alice.page, (peak) => peak < -0.2);
+    heard.push(...got);
+    refs.push(...got.map(() => ref));
+    // This window's figure for the log; the strikes are judged at the end, dated as one sequence
+    // (dated(): an onset at the edge of a window has neighbours on one side only).
     const r = againstBeats(dated(got), m, ref);
-    r.beats.forEach((n, k) => strikeFrames.set(n, got[k]!.frame));
     const now = await onlyPeer(alice.page);
-    r.errors.forEach((x, k) => strikes.push({ beat: r.beats[k]!, dueMs: m.startMs + r.beats[k]! * (60_000 / m.bpm) - ref, errorMs: x }));
     console.log(`beats ${r.beats[0]}..${r.beats[r.beats.length - 1]} (${r.beats.length}), worst ${worst(r.errors).toFixed(2)} ms; Alice's depth ${before.depth} → ${now.depth}, one-way ${now.oneWayMs?.p50} ms, Bob's advance (his page's figure) ${(await bob.page.evaluate(`(${session.toString()})().advance`) as { ms: number }).ms} ms`);
     before = now;
   }
   const steps = await alice.page.evaluate('window.__outputSteps') as OutputStep[];
   const glitches = await alice.page.evaluate('window.__glitches') as OutputStep[];
+  dated(heard, steps).forEach((t, k) => {
+    const { errors: [errorMs], beats: [beat] } = againstBeats([t], m, refs[k]!);
+    strikeFrames.set(beat!, heard[k]!.frame);
+    strikes.push({ beat: beat!, dueMs: m.startMs + beat! * (60_000 / m.bpm) - refs[k]!, errorMs: errorMs! });
+  });
   // The events a strike may be spoiled by, each with how far it can move one (ms): each stall (its
   // length), each step of Alice's output (its size; a stall makes one too, so may the machine),
   // and each glitch in what Alice hears of Bob (his audio held up on its way: the strike in it
