@@ -62,7 +62,8 @@ async function rawOnsets(page: Page, keep: (peak: number) => boolean = () => tru
  * (3 readings for the second and the last but one). A window of 4 with the onset second took its
  * upper middle, a reading from after the onset: with the output stepping 2.7 ms between that click
  * and the next, the click the app had placed right read 2.69 ms late (the first beat after the
- * count-in, in a rehearsal; in CI's leader mode, "beat 67 3.02 ms early", the second of a batch).
+ * count-in, in a rehearsal; CI's leader mode read "beat 67 3.02 ms early", perhaps the second of
+ * a 10 s batch as leader mode dated them then, which its log does not say).
  * The first and the last onset have no neighbour on one side: they take the 3 readings at their
  * end unless the output stepped (`steps`, watchOutputSteps) between the first and the third of
  * those, and then their own reading only.
