@@ -34,6 +34,19 @@ export const HOLD_AHEAD_MS = 300;
 const MIN_SAMPLES = 8;
 /** A report older than this is not used (the peer stopped sending them, or its channel stalls). */
 export const ONE_WAY_FRESH_MS = 1_000;
+/**
+ * The member's side (theirs()): a rise in the leader's reports is taken once it has held this long;
+ * a fall at once. The leader sees its own stall only when its page follows the output's step
+ * (~0.15 s, three readings), and its reports of that time carry the burst the stall left, which
+ * the playout then trims (HOLD_BACK_MS above drops it from later reports, not from those already
+ * sent). A member that advanced by such a report struck early by the jump: a quiet-machine run of
+ * the leader test (2026-12-02), the leader's reports at 90.6 ms for 0.2 s between 71 and 74,
+ * beat 72 struck 16.0 ms early. A rise that lasts (the leader's depth grew) is followed this much
+ * later: at 100 bpm one strike late by the rise at most.
+ */
+export const RISE_CONFIRM_MS = 300;
+/** Reports remembered for RISE_CONFIRM_MS (they come every ~0.1 s; a burst after our own stall may bring several at once). */
+const REPORTS_KEPT = 16;
 
 export class OneWayReports {
   private readonly samples = new Float64Array(CAPACITY);
@@ -52,6 +65,10 @@ export class OneWayReports {
   private theirsMs: number | null = null;
   private theirsId = 0;
   private theirsAt = -Infinity;
+  /** The peer's last REPORTS_KEPT reports (ms) and when each came, a ring by theirsCount (see theirs). */
+  private readonly theirsRing = new Float64Array(REPORTS_KEPT);
+  private readonly theirsRingAt = new Float64Array(REPORTS_KEPT);
+  private theirsCount = 0;
 
   /**
    * One of the peer's packets at `nowMs` (performance.now): its one-way delay, ms, less the backlog
@@ -106,10 +123,26 @@ export class OneWayReports {
     this.theirsMs = ms;
     this.theirsId = id;
     this.theirsAt = nowMs;
+    const i = this.theirsCount % REPORTS_KEPT;
+    this.theirsRing[i] = ms;
+    this.theirsRingAt[i] = nowMs;
+    this.theirsCount++;
   }
 
-  /** The peer's report of our one-way delay to its speaker (ms) if it came within ONE_WAY_FRESH_MS of `nowMs`, else null. */
+  /**
+   * The peer's report of our one-way delay to its speaker (ms), if its latest came within
+   * ONE_WAY_FRESH_MS of `nowMs`, else null: the lowest of the reports that came within
+   * RISE_CONFIRM_MS before the latest, so a rise counts once it has lasted that long.
+   */
   theirs(nowMs: number): number | null {
-    return nowMs - this.theirsAt <= ONE_WAY_FRESH_MS ? this.theirsMs : null;
+    if (this.theirsMs === null || nowMs - this.theirsAt > ONE_WAY_FRESH_MS) return null;
+    let low = this.theirsMs;
+    const kept = Math.min(this.theirsCount, REPORTS_KEPT);
+    for (let k = 1; k < kept; k++) {
+      const i = (this.theirsCount - 1 - k) % REPORTS_KEPT;
+      if (this.theirsAt - this.theirsRingAt[i]! > RISE_CONFIRM_MS) break; // older from here on
+      if (this.theirsRing[i]! < low) low = this.theirsRing[i]!;
+    }
+    return low;
   }
 }
