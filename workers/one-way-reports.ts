@@ -7,6 +7,8 @@
 // the leader's playout (a stall, a depth change); on the audio channel, within about 0.1 s.
 // Fixed storage; no allocation per packet.
 
+import { QUANTUM_MS } from '../src/shared/constants.ts';
+
 /** Samples kept: 0.4 s holds ~150 packets; a stalled worker's burst can bring more (the newest are kept). */
 const CAPACITY = 512;
 /**
@@ -35,16 +37,23 @@ const MIN_SAMPLES = 8;
 /** A report older than this is not used (the peer stopped sending them, or its channel stalls). */
 export const ONE_WAY_FRESH_MS = 1_000;
 /**
- * The member's side (theirs()): a rise in the leader's reports is taken once it has held this long;
- * a fall at once. The leader sees its own stall only when its page follows the output's step
+ * The member's side (theirs()): a rise in the leader's reports of more than RISE_JUMP_MS is taken
+ * once it has held this long; a smaller one, and a fall, at once. The leader sees its own stall only when its page follows the output's step
  * (~0.15 s, three readings), and its reports of that time carry the burst the stall left, which
  * the playout then trims (HOLD_BACK_MS above drops it from later reports, not from those already
  * sent). A member that advanced by such a report struck early by the jump: a quiet-machine run of
  * the leader test (2026-12-02), the leader's reports at 90.6 ms for 0.2 s between 71 and 74,
- * beat 72 struck 16.0 ms early. A rise that lasts (the leader's depth grew) is followed this much
- * later: at 100 bpm one strike late by the rise at most.
+ * beat 72 struck 16.0 ms early. A jump that lasts is followed this much later: at 100 bpm one
+ * strike late by the jump at most.
  */
 export const RISE_CONFIRM_MS = 300;
+/**
+ * A rise up to this is taken at once: two quanta. A stall's jump is the stall (20-50 ms seen); a
+ * rise of a quantum or two is the leader's depth growing or its output stepping, and lasts. Held
+ * back 0.3 s too, such a rise spoiled a strike (a loaded run, 2026-12-02: the one-way settled 3.3
+ * ms higher after a stall, and beat 138 came 3.5 ms late).
+ */
+export const RISE_JUMP_MS = 2 * QUANTUM_MS;
 /** Reports remembered for RISE_CONFIRM_MS (they come every ~0.1 s; a burst after our own stall may bring several at once). */
 const REPORTS_KEPT = 16;
 
@@ -131,8 +140,9 @@ export class OneWayReports {
 
   /**
    * The peer's report of our one-way delay to its speaker (ms), if its latest came within
-   * ONE_WAY_FRESH_MS of `nowMs`, else null: the lowest of the reports that came within
-   * RISE_CONFIRM_MS before the latest, so a rise counts once it has lasted that long.
+   * ONE_WAY_FRESH_MS of `nowMs`, else null: the latest, unless it is more than RISE_JUMP_MS over
+   * the lowest of the reports that came within RISE_CONFIRM_MS before it; then that lowest, so a
+   * jump counts once it has lasted that long.
    */
   theirs(nowMs: number): number | null {
     if (this.theirsMs === null || nowMs - this.theirsAt > ONE_WAY_FRESH_MS) return null;
@@ -143,6 +153,6 @@ export class OneWayReports {
       if (this.theirsAt - this.theirsRingAt[i]! > RISE_CONFIRM_MS) break; // older from here on
       if (this.theirsRing[i]! < low) low = this.theirsRing[i]!;
     }
-    return low;
+    return this.theirsMs - low > RISE_JUMP_MS ? low : this.theirsMs;
   }
 }

@@ -6,7 +6,7 @@ import { DEFAULT_METRONOME, beatPosition, checkBpm, isAccented, parseMetronome, 
 import { advanceFor, started, withTempo } from '../../src/room/metronome-control.ts';
 import type { MemberState } from '../../src/shared/signaling-protocol.ts';
 import { MetronomeSchedule } from '../../workers/metronome-schedule.ts';
-import { HOLD_AHEAD_MS, ONE_WAY_FRESH_MS, OneWayReports, REPORT_WINDOW_MS, RISE_CONFIRM_MS } from '../../workers/one-way-reports.ts';
+import { HOLD_AHEAD_MS, ONE_WAY_FRESH_MS, OneWayReports, REPORT_WINDOW_MS, RISE_CONFIRM_MS, RISE_JUMP_MS } from '../../workers/one-way-reports.ts';
 import { SpeakerTime } from '../../workers/speaker-time.ts';
 import { ClickTrack } from '../../worklets/click-track.ts';
 
@@ -154,7 +154,7 @@ describe('metronome at the speaker', () => {
     assert.equal(r.theirs(2000), 74);
   });
 
-  test("the leader's reports on the member's side: a rise counts once it has lasted RISE_CONFIRM_MS, a fall at once", () => {
+  test("the leader's reports on the member's side: a jump over RISE_JUMP_MS counts once it has lasted RISE_CONFIRM_MS; a small rise and a fall at once", () => {
     const r = new OneWayReports();
     let id = 0;
     let t = 10_000;
@@ -167,16 +167,18 @@ describe('metronome at the speaker', () => {
     // run of 2026-12-02: 90.6 ms twice between 71 and 74; the member struck 16 ms early by it).
     assert.equal(report(90.6), 71, 'a jump is not taken at once');
     assert.equal(report(90.6), 71, 'nor 0.1 s later');
-    assert.equal(report(71), 71, 'back where it was');
+    assert.equal(report(74), 74, 'a rise of about a quantum is taken at once (beat 138, 3.5 ms late when it waited)');
     for (let i = 0; i < 5; i++) report(71);
-    // A rise that lasts (the leader's depth grew by a quantum) is taken once it has held RISE_CONFIRM_MS.
+    assert.equal(report(71 + RISE_JUMP_MS), 71 + RISE_JUMP_MS, 'two quanta: at once');
+    for (let i = 0; i < 5; i++) report(71);
+    // A jump that lasts (a long hold-up upstream) is taken once it has held RISE_CONFIRM_MS.
     const steps = RISE_CONFIRM_MS / 100;
-    for (let i = 0; i < steps; i++) assert.equal(report(73.7), 71, `not yet at ${i * 100} ms`);
-    assert.equal(report(73.7), 73.7, `taken after ${RISE_CONFIRM_MS} ms`);
+    for (let i = 0; i < steps; i++) assert.equal(report(85), 71, `not yet at ${i * 100} ms`);
+    assert.equal(report(85), 85, `taken after ${RISE_CONFIRM_MS} ms`);
     assert.equal(report(70), 70, 'a fall at once');
-    // Several reports at one instant (our own stall let them pile up): the lowest of them.
-    for (const ms of [80, 79, 81]) r.received(++id, ms, t + 50);
-    assert.equal(r.theirs(t + 50), 70, 'the rise has not lasted yet');
+    // Several reports at one instant (our own stall let them pile up): the jump has not lasted.
+    for (const ms of [90, 89, 91]) r.received(++id, ms, t + 50);
+    assert.equal(r.theirs(t + 50), 70, 'the jump has not lasted yet');
     // Stale: nothing, however low the last ones were.
     assert.equal(r.theirs(t + 51 + ONE_WAY_FRESH_MS), null);
   });
