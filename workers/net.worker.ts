@@ -12,7 +12,7 @@ import type { MetronomeState } from '../src/shared/metronome.ts';
 import { ControlKind, VERSION_CLOCK, VERSION_ONE_WAY, type QuantaPerPacket, type SendBits } from '../src/shared/wire.ts';
 import type { ClockRefMessage, FromWorker, InitMessage, OutputDropouts, PeerClosedReason, PeerStats, SharedClockStats, TestOptions, ToWorker } from '../src/shared/worker-protocol.ts';
 import { ArrivalTrace } from './arrival-stats.ts';
-import { SharedClock } from './clock-sync.ts';
+import { ASK_FAST_EVERY_MS, SharedClock, askEveryMs, type ClockCheck } from './clock-sync.ts';
 import { DepthController } from './depth-controller.ts';
 import { JitterWriter, findFreePeer } from './jitter-writer.ts';
 import { MetronomeSchedule } from './metronome-schedule.ts';
@@ -31,8 +31,8 @@ const STATS_INTERVAL_MS = 1000;
 const CONTROL_INTERVAL_MS = 100;
 /** Channel round-trip pings, and loopback impulses, once a second. */
 const PING_INTERVAL_MS = 1000;
-/** The shared clock's exchanges with every peer: four a second (16 and 32 bytes each way). */
-const CLOCK_INTERVAL_MS = 250;
+/** The shared clock's timer: each peer is asked at its own rate (clock-sync.ts askEveryMs: 20 or 4 a second). */
+const CLOCK_INTERVAL_MS = ASK_FAST_EVERY_MS;
 /** The drift fit's output-clock readings: one in each 240 ms (about four a second of the page's twenty). */
 const OUTPUT_FIT_EVERY_MS = 240;
 /** The metronome's schedule is republished 20 times a second (the worklet extrapolates between). */
@@ -242,10 +242,19 @@ class NetWorker {
     if (inject) this.sender.injectMarker = true;
   }
 
-  /** 4 Hz: ask every peer's clock (those whose app answers: wire ≥ 3). */
+  /** 20 Hz: ask the clock of every peer whose turn it is (those whose app answers: wire ≥ 3). */
   private askClocks(): void {
     if (!this.asksClocks) return;
-    for (const p of this.peerList) if (p.wire >= VERSION_CLOCK) this.receiver.sendClockRequest(p);
+    const now = performance.now();
+    for (const p of this.peerList) {
+      if (p.wire < VERSION_CLOCK) continue;
+      // A timer tick may come a little early: 5 ms of slack keeps four a second from becoming three.
+      const due = Number.isNaN(p.clockAskedAt) || now - p.clockAskedAt >= askEveryMs(now - p.clockFirstAskAt) - 5;
+      if (!due) continue;
+      if (!this.receiver.sendClockRequest(p)) continue;
+      if (Number.isNaN(p.clockFirstAskAt)) p.clockFirstAskAt = now;
+      p.clockAskedAt = now;
+    }
   }
 
   /**
@@ -318,15 +327,20 @@ class NetWorker {
    * browsers (null in production). (The stats' estimates are up to a second old by the time a test
    * reads them: against a clock 300 ppm off, 0.3 ms of the error would be the test's own.)
    */
-  clockCheck(): { sharedMinusHostMs: number | null; ownMinusHostMs: number; peers: Record<string, number | null> } | null {
+  clockCheck(): ClockCheck | null {
     if (!__TUTTI_TEST__) return null;
     // One reading of the machine's clock, ours derived from it (see ownAt): no preemption between two reads in any figure.
     const host = nowMs();
     const mine = this.ownAt(host);
     const offset = this.shared.offsetAt(mine);
     const peers: Record<string, number | null> = {};
-    for (const [id, p] of this.peers) peers[id] = p.clock.offsetAt(mine);
-    return { sharedMinusHostMs: offset === null ? null : mine + offset - host, ownMinusHostMs: mine - host, peers };
+    const estimates: ClockCheck['estimates'] = {};
+    for (const [id, p] of this.peers) {
+      peers[id] = p.clock.offsetAt(mine);
+      const e = p.clock.estimate;
+      estimates[id] = e && { errorMs: e.errorMs, driftPpm: e.driftPpm, samples: e.samples, spanS: p.clock.spanMs() / 1000, anchorAgeS: (mine - e.atMs) / 1000 };
+    }
+    return { sharedMinusHostMs: offset === null ? null : mine + offset - host, ownMinusHostMs: mine - host, peers, estimates };
   }
 
   // ---- control -----------------------------------------------------------------------------

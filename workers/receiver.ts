@@ -159,12 +159,13 @@ export class Receiver {
     peer.rejectedBy[why]!++;
   }
 
-  /** A clock request to `peer` (the network worker's 4 Hz timer), if its app answers them (wire ≥ 3). */
-  sendClockRequest(peer: RemotePeer): void {
-    if (peer.channel.readyState !== 'open') return;
+  /** A clock request to `peer` (the network worker's clock timer: its app answers them, wire ≥ 3). False if its channel is not open. */
+  sendClockRequest(peer: RemotePeer): boolean {
+    if (peer.channel.readyState !== 'open') return false;
     peer.clockId = (peer.clockId + 1) >>> 0;
     const n = encodeClockRequest(this.controlView, peer.clockId, this.clock());
     peer.queue.send(peer.channel, this.control.subarray(0, n), performance.now());
+    return true;
   }
 
   /** 10 Hz: the one-way delay of `peer`'s audio to our speaker (the last 0.4 s), to `peer` (its app takes them: wire ≥ 4). */
@@ -184,7 +185,8 @@ export class Receiver {
         peer.queue.send(peer.channel, this.control.subarray(0, encodeClockReply(this.controlView, h.controlId, h.clockT1, at, this.clock())), performance.now());
         return;
       case ControlKind.CLOCK_REPLY:
-        // Only an answer to one of our last few requests (ids count up by one per request, 4 a second).
+        // Only an answer to one of our last few requests (ids count up by one per request: the
+        // last 0.4 s at 20 a second, 2 s at 4; a slower reply is no use to the band anyway).
         if (((peer.clockId - h.controlId) >>> 0) < 8) peer.clock.add(h.clockT1, h.clockT2, h.clockT3, at);
         return;
       case ControlKind.PING:

@@ -45,6 +45,9 @@ export class RemotePeer {
   readonly clock = new PeerClock();
   /** Id of our latest clock request to this peer. */
   clockId = 0;
+  /** performance.now() of our first clock request to this peer and of the latest (NaN before one). */
+  clockFirstAskAt = NaN;
+  clockAskedAt = NaN;
   /** When each packet to this peer was handed over: the age of its channel's backlog. */
   readonly queue = new SendQueue();
   /** Frames not sent to this peer because its channel was congested (its backlog older than MAX_QUEUE_MS). */

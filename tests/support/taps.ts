@@ -4,6 +4,7 @@
 import type { Page } from '@playwright/test';
 import { netWorker } from './browsers.ts';
 import type { PcmQuanta } from './wav-match.ts';
+import type { ClockCheck } from '../../workers/clock-sync.ts';
 
 /** The decoded PCM of the last seconds, per remote peer id, and the sequences this page sent. */
 export interface PcmSnapshot {
@@ -50,10 +51,10 @@ export async function setDropEvery(page: Page, n: number): Promise<void> {
  * The test build's shared-clock check (workers/net.worker.ts clockCheck): the shared clock and the
  * worker's own (possibly skewed) clock, each minus the machine's clock, ms.
  */
-export async function clockCheck(page: Page): Promise<{ sharedMinusHostMs: number | null; ownMinusHostMs: number; peers: Record<string, number | null> }> {
+export async function clockCheck(page: Page): Promise<ClockCheck> {
   const w = await netWorker(page);
   return w.evaluate(() => {
-    const nw = (self as unknown as { __tuttiWorker?: { clockCheck(): { sharedMinusHostMs: number | null; ownMinusHostMs: number; peers: Record<string, number | null> } | null } }).__tuttiWorker;
+    const nw = (self as unknown as { __tuttiWorker?: { clockCheck(): ClockCheck | null } }).__tuttiWorker;
     if (!nw) throw new Error('no __tuttiWorker: not the test build');
     const c = nw.clockCheck();
     if (!c) throw new Error('clockCheck: not the test build');
