@@ -1,7 +1,7 @@
 // Network worker: the shared clock's arithmetic (issue 12, item 1). Each worker asks every peer's
 // clock four times a second (twenty while a channel is new: askEveryMs) over the audio DataChannel
-// (CLOCK_REQUEST / CLOCK_REPLY, PROTOCOL.md §1.8) and keeps, per peer, an estimate of the peer's clock minus ours: offset, drift and an
-// error bound (PeerClock). The room follows one member's clock (src/room/shared-clock.ts says
+// (CLOCK_REQUEST / CLOCK_REPLY, PROTOCOL.md §1.8) and keeps, per peer, an estimate of the peer's
+// clock minus ours: offset, drift and an error bound (PeerClock). The room follows one member's clock (src/room/shared-clock.ts says
 // which); SharedClock turns our estimate of that member's clock into the shared clock's offset
 // from ours. Pure: times come in as arguments; unit-tested in Node.
 //
