@@ -33,6 +33,12 @@ export const TRIM_NOW_WINDOWS = 6;
  * is from before the stall, and their median low point is the level the stall interrupted.
  */
 export const FLOOR_WINDOWS = 8;
+/**
+ * Frames beyond the target a resync may find queued when this thread adopts it and still start at
+ * its cursor: two of the rig's device periods (8 quanta each), which arrive at once. More is a
+ * backlog this thread's late start let pile up (see adoptResync).
+ */
+export const PILED_BEYOND = 16;
 /** Per-quantum slew of the applied rate toward the controller's (time constant ≈ 32 quanta = 85 ms). */
 const RATE_SLEW = 1 / 32;
 /** When the controller wants 1 and the slewed rate is this close (10 ppm, 0.02 cent), it is 1. */
@@ -399,13 +405,17 @@ export class PeerPlayout {
     let first = Atomics.load(i32, v.peerI32(p, PEER_I32.RESYNC_FIRST)) >>> 0;
     if (Atomics.load(i32, genIdx) !== gen) return;
     // Adopted late (e.g. while this thread was starting up) and frames have piled up beyond the
-    // target: start at the target depth behind the newest frame instead, and skip the older
-    // frames of this brand-new timeline, which nobody has heard yet.
+    // target by more than a sender's device periods arriving at once explain (PILED_BEYOND): start
+    // at the target depth behind the newest frame instead. A burst is not time: the first frame
+    // of a burst publishes the resync, the rest of it lands before this thread's next render, and
+    // taking it for a late start left every join a burst short of its depth (the rig's 8-quantum
+    // periods: a low point of ~1 where the target was 8, and an underrun in its first second).
+    // The older frames of this brand-new timeline are skipped (nobody has heard them) and marked
+    // taken, so the worker does not count them late when their slots are reused.
     const depth = Atomics.load(i32, v.peerI32(p, PEER_I32.TARGET_DEPTH));
     const newest = Atomics.load(i32, v.peerI32(p, PEER_I32.NEWEST)) >>> 0;
-    if (seqDiff(newest, cursor) > depth && seqDiff(newest, first) >= 0 && seqDiff(newest, first) < 64) {
+    if (seqDiff(newest, cursor) > depth + PILED_BEYOND && seqDiff(newest, first) >= 0 && seqDiff(newest, first) < JITTER_SLOTS) {
       const start = (newest - depth) >>> 0;
-      // Mark the skipped frames taken, so the worker does not count them late when their slots are reused.
       for (let s = first; seqDiff(start, s) > 0; s = (s + 1) >>> 0) {
         if (Atomics.load(i32, v.tag(p, slotOf(s))) === (s | 0)) Atomics.store(i32, v.taken(p, slotOf(s)), s | 0);
       }

@@ -120,7 +120,12 @@ test('a join that began with the sender\'s microphone: its start known, the star
   // Phase 0: the stream begins at the top of the sender's delivery ramp, as every traced join on
   // the rig did (the sender's microphone opened with the join); the first late buffer comes ~21 s
   // in. Without the microphone's start (MemberState.micSince) the level is held at the whole
-  // floor while the lag falls, ~5 ms above the settled delay over 3-23 s.
+  // floor while the lag falls, ~5 ms above the settled delay over 3-23 s. With it the relief lets
+  // the level sit a burst below the target from the start, which the rate reaches over the first
+  // ~4 s: 1.0-1.2 ms above the settled delay over 3-23 s (until 2026-12-02 −0.4 to +0.3, when the
+  // stream began a burst short of its depth by mistake, the first period's burst taken for a late
+  // start: on the rig that left the first second at a low point of ~1 quantum, and 2-3 joins in
+  // ten underran there; worklets/peer-playout.ts PILED_BEYOND).
   for (const jitterMs of [0.5, 3]) {
     const common = { seconds: 90, seed: 11, lag: true, sawSeconds: 21.3, jitterMs, adaptive: true, depth: 8, phaseS: 0 };
     const unknown = simulateRhythm(common);
@@ -129,7 +134,7 @@ test('a join that began with the sender\'s microphone: its start known, the star
     console.log(`+${jitterMs} ms: delay 3-23 s ${unknown.startDelayMean.toFixed(1)} (start unknown) → ${known.startDelayMean.toFixed(1)} ms (known), settled ${known.delayMean.toFixed(1)}; glitches ${known.startGlitches} + ${known.underruns + known.late}`);
     assert.ok(unknown.startDelayMean - unknown.delayMean > 3, 'the comparison is fair: without it the start-up sat above the settled delay');
     assert.equal(known.startGlitches + known.underruns + known.late, 0, 'no glitch');
-    assert.ok(known.startDelayMean - known.delayMean < 1, `+${jitterMs} ms: the start-up within 1 ms of the settled delay`);
+    assert.ok(known.startDelayMean - known.delayMean < 1.5, `+${jitterMs} ms: the start-up within 1.5 ms of the settled delay`);
     assert.ok(Math.abs(stale.startDelayMean - unknown.startDelayMean) < 0.01, 'a microphone opened a minute before: nothing changes');
   }
 });
