@@ -160,10 +160,9 @@ class SpecModel {
     if (this.pending) {
       this.cursor = this.pending.cursor;
       this.first = this.pending.first;
-      // Adopted late with frames piled up beyond the depth and two device periods' bursts
+      // Adopted late with more frames piled up beyond the depth than two device periods' bursts
       // (PILED_BEYOND): start depth behind the newest, the margin a timely resync gives
-      // (newest = first, cursor = first − depth). (No render passes between a resync's
-      // publication and its adoption here: the cursor is not moved on for time.)
+      // (newest = first, cursor = first − depth).
       if (seqDiff(this.newest, this.cursor) > this.depth + PILED_BEYOND) {
         this.cursor = seqAdd(this.newest, -this.depth);
         if (seqDiff(this.cursor, this.first) > 0) this.first = this.cursor;
