@@ -21,12 +21,13 @@ import { summarise, type M2eRound, type M2eSummaryRow } from '../m2e/report.ts';
 import { rigUnavailable, startRig, type Rig } from '../../tests/support/audio-rig.ts';
 import { CLICKS, clickTrain, tone } from '../m2e/signals.ts';
 import { TONE_HZ } from '../m2e/tone.ts';
+import { toneVerdict } from '../m2e/tone-verdict.ts';
 import { appFiguresDuring, joinPair, setReceiverDepth, type AppFigures, type TuttiPair } from '../m2e/tutti-pair.ts';
 
 /** Recording kept after the signal ends, ms: beyond the 600 ms copy window of the last click. */
 const TAIL_MS = 300;
 const TONE_LEVEL = 0.5;
-/** Depths tried upward from the automatic one for a first clean tone before giving up. */
+/** Depths tried upward from the automatic one for a first tone the playout plays clean before giving up. */
 const CONFIRM_TRIES = 4;
 /** B's FIFO fill, quanta: what issue 9 measured the two-clock floor with. */
 export const B_PREFILL = 3;
@@ -63,6 +64,8 @@ export interface M2eToneStep {
   speakerDropouts: number | null;
   /** No dip, no jump, and the app counted no underrun, trim, late or lost frame, nor a speaker dropout. */
   clean: boolean;
+  /** The app counted no glitch and every one heard can be a speaker dropout (bench/m2e/tone-verdict.ts): what the sweep walks by. */
+  playoutClean: boolean;
 }
 
 export interface M2eToneCheck {
@@ -82,15 +85,20 @@ export interface M2eResult {
   toneCheck: M2eToneCheck | null;
   measurements: M2eMeasurement[];
   sweep: M2eToneStep[];
-  /** Smallest manual depth whose confirmation tone was clean; null if none (or no sweep). */
+  /** Smallest manual depth the sweep visited whose tone was clean, nothing heard and nothing counted; null if none (or no sweep). */
   smallestCleanDepth: number | null;
+  /**
+   * Smallest manual depth whose tone the playout played clean (M2eToneStep.playoutClean), the
+   * depth "C clean depth" and "C clean settled" are measured at; null if none (or no sweep).
+   */
+  smallestPlayoutCleanDepth: number | null;
   rounds: M2eRound[];
   summary: M2eSummaryRow[];
   seconds: number;
 }
 
 export function emptyM2eResult(config: M2eConfig): M2eResult {
-  return { skipped: null, config, selfCheck: null, toneCheck: null, measurements: [], sweep: [], smallestCleanDepth: null, rounds: [], summary: [], seconds: 0 };
+  return { skipped: null, config, selfCheck: null, toneCheck: null, measurements: [], sweep: [], smallestCleanDepth: null, smallestPlayoutCleanDepth: null, rounds: [], summary: [], seconds: 0 };
 }
 
 /** Fills `out` as it goes (a failure keeps what was measured); `out.skipped` says why it did not run. */
@@ -140,15 +148,15 @@ export async function runM2e(cfg: M2eConfig, log: (s: string) => void, out: M2eR
       'W',
       'C default',
       ...(cfg.settledSeconds > 0 ? ['C settled' as const] : []),
-      ...(out.smallestCleanDepth === null ? [] : ['C clean depth' as const]),
-      ...(out.smallestCleanDepth === null || cfg.settledSeconds <= 0 ? [] : ['C clean settled' as const]),
+      ...(out.smallestPlayoutCleanDepth === null ? [] : ['C clean depth' as const]),
+      ...(out.smallestPlayoutCleanDepth === null || cfg.settledSeconds <= 0 ? [] : ['C clean settled' as const]),
     ];
     for (let round = 1; round <= cfg.rounds; round++) {
       // Rotate the order each round, so no set-up always follows the same one.
       const order = [...setups.slice((round - 1) % setups.length), ...setups.slice(0, (round - 1) % setups.length)];
       for (const setup of order) {
-        log(`m2e round ${round}/${cfg.rounds}: ${setup}${setup === 'C clean depth' || setup === 'C clean settled' ? ` (${out.smallestCleanDepth})` : ''}`);
-        out.measurements.push(await measureSetup(run, setup, round, out.smallestCleanDepth));
+        log(`m2e round ${round}/${cfg.rounds}: ${setup}${setup === 'C clean depth' || setup === 'C clean settled' ? ` (${out.smallestPlayoutCleanDepth})` : ''}`);
+        out.measurements.push(await measureSetup(run, setup, round, out.smallestPlayoutCleanDepth));
         summarise(out);
       }
     }
@@ -251,11 +259,14 @@ async function measureSetup(run: Run, setup: SetupName, round: number, cleanDept
 
 /**
  * One join. The depth the automatic mode chose there is the starting point: the receiver's manual
- * depth is set to it and must play the long tone clean (else the next depth up is tried, up to
- * `CONFIRM_TRIES` times); from the clean one it steps down, one long tone per depth, until a tone
- * is not clean. The smallest depth whose tone was clean is the result. Short tones do not decide
- * it: a 10 s tone was clean at depths whose 60 s tone then underran (the devices' late buffer comes
- * every ~20 s), so every depth is tried for the full length.
+ * depth is set to it and its long tone must play clean as far as the playout goes (else the next
+ * depth up is tried, up to `CONFIRM_TRIES` times); from there it steps down, one long tone per
+ * depth, until the playout glitches. The walk goes by `playoutClean`, not `clean`: on this rig the
+ * output device drops out every minute or so with no Tutti code in the path (B2 alone), so a
+ * minute with nothing heard is luck at any depth, while the playout's own glitches are what the
+ * depth decides. Both smallest depths are kept. Short tones do not decide it: a 10 s tone was
+ * clean at depths whose 60 s tone then underran (the devices' late buffer comes every ~20 s), so
+ * every depth is tried for the full length.
  */
 async function sweepDepth(run: Run, confirm: Signal, log: (s: string) => void, out: M2eResult): Promise<void> {
   const { cfg } = run;
@@ -278,17 +289,19 @@ async function sweepDepth(run: Run, confirm: Signal, log: (s: string) => void, o
       }));
       const step = await toneStep(run, pair, confirm, depth);
       out.sweep.push(step);
-      log(`m2e depth ${depth}: ${cfg.confirmSeconds} s tone ${step.clean ? 'clean' : `not clean (${describe(step)})`}`);
+      const verdict = step.clean ? 'clean' : step.playoutClean ? 'played clean, heard the speaker drop out' : 'not clean';
+      log(`m2e depth ${depth}: ${cfg.confirmSeconds} s tone ${verdict}${step.clean ? '' : ` (${describe(step)})`}`);
+      if (step.clean && (out.smallestCleanDepth === null || depth < out.smallestCleanDepth)) out.smallestCleanDepth = depth;
       return step;
     };
     let clean: number | null = null;
     for (let i = 0, depth = start; i < CONFIRM_TRIES && depth <= MAX_DEPTH && clean === null; i++, depth++) {
-      if ((await visit(depth)).clean) clean = depth;
+      if ((await visit(depth)).playoutClean) clean = depth;
     }
     if (clean === null) return;
     // Below a depth found unclean on the way up nothing is tried again.
-    if (clean === start) while (clean > MIN_DEPTH && (await visit(clean - 1)).clean) clean--;
-    out.smallestCleanDepth = clean;
+    if (clean === start) while (clean > MIN_DEPTH && (await visit(clean - 1)).playoutClean) clean--;
+    out.smallestPlayoutCleanDepth = clean;
   } finally {
     await pair.close();
   }
@@ -313,8 +326,8 @@ async function toneStep(run: Run, pair: TuttiPair, signal: Signal, depth: number
   const { result, app } = await appFiguresDuring(pair, () => playAndRecord(run.rig, signal, 'micsink', TAIL_MS));
   const g = measureTone(result);
   const counted = { underruns: app.underruns, trimmed: app.trimmed, late: app.late, lost: app.lost, speakerDropouts: app.speakerDropouts };
-  const clean = g.seconds > 0 && g.dips + g.jumps === 0 && Object.values(counted).every((n) => n === 0 || n === null);
-  return { depth, seconds: Math.round(g.seconds * 10) / 10, dips: g.dips, jumps: g.jumps, ...counted, clean };
+  const { clean, playoutClean } = toneVerdict({ seconds: g.seconds, dips: g.dips, jumps: g.jumps, ...counted });
+  return { depth, seconds: Math.round(g.seconds * 10) / 10, dips: g.dips, jumps: g.jumps, ...counted, clean, playoutClean };
 }
 
 function describe(s: M2eToneStep): string {

@@ -1,0 +1,45 @@
+// The depth sweep's verdict on one sustained tone through C (Node side, bench only): clean as a
+// listener hears it, and clean as far as Tutti's playout goes where the receiver's output device
+// dropped out on its own.
+
+/** What one sustained tone through a Tutti pair showed: in the recording, and in the receiving app's counters. */
+export interface ToneCounts {
+  /** Tone seconds analysed (0: no tone was found in the recording). */
+  seconds: number;
+  /** Envelope dips and phase jumps in the recorded copy (bench/m2e/tone.ts). */
+  dips: number;
+  jumps: number;
+  /** The receiving app's own glitch counters over the tone. */
+  underruns: number;
+  trimmed: number;
+  late: number;
+  lost: number;
+  /** Times the receiver's output device played something it was not given (playbackStats); null where the browser does not tell. */
+  speakerDropouts: number | null;
+}
+
+export interface ToneVerdict {
+  /** Nothing heard and nothing counted: no dip, no jump, no app glitch, no speaker dropout. */
+  clean: boolean;
+  /**
+   * The playout was clean: the app counted no underrun, trim, late or lost frame, and the recording
+   * holds no more dips and jumps together than the receiver's output device dropped out. On this
+   * rig a page with a worklet on its output misses render deadlines every minute with no Tutti
+   * code at all (B2 alone: 2–27 dropouts a minute, docs/BENCHMARKS.md "The floor under a clean
+   * 60 s tone"), and the jitter buffer's depth cannot change that. A dropout can leave a dip and a
+   * jump both, so the count errs toward "not clean", never away from it; every glitch the playout
+   * itself makes is in the app's counters. Where the browser does not report dropouts, this is
+   * `clean` without the dropout condition.
+   */
+  playoutClean: boolean;
+}
+
+export function toneVerdict(c: ToneCounts): ToneVerdict {
+  const heard = c.dips + c.jumps;
+  const counted = c.underruns + c.trimmed + c.late + c.lost;
+  const toned = c.seconds > 0;
+  return {
+    clean: toned && heard === 0 && counted === 0 && (c.speakerDropouts ?? 0) === 0,
+    playoutClean: toned && counted === 0 && heard <= (c.speakerDropouts ?? 0),
+  };
+}
