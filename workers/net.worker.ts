@@ -10,7 +10,7 @@ import { DEFAULT_DEPTH, MAX_PEERS, QUANTUM_FRAMES, QUANTUM_MS, STALL_STEP_QUANTA
 import { CAP_I32, CaptureViews, HEARD_F64, HEARD_I32, HeardViews, MetronomeViews, PEER_I32, PLAY_F32, PlaybackViews, type HeardMemory, type RecordMemory } from '../src/shared/memory-layout.ts';
 import type { MetronomeState } from '../src/shared/metronome.ts';
 import { ControlKind, VERSION_CLOCK, VERSION_ONE_WAY, type QuantaPerPacket, type SendBits } from '../src/shared/wire.ts';
-import type { ClockRefMessage, FromWorker, InitMessage, OutputDropouts, PeerClosedReason, PeerStats, SharedClockStats, TestOptions, ToWorker } from '../src/shared/worker-protocol.ts';
+import type { ClockRefMessage, FromWorker, InitMessage, OutputDropouts, OutputStalls, PeerClosedReason, PeerStats, SharedClockStats, TestOptions, ToWorker } from '../src/shared/worker-protocol.ts';
 import { ArrivalTrace } from './arrival-stats.ts';
 import { ASK_FAST_EVERY_MS, SharedClock, askEveryMs, type ClockCheck } from './clock-sync.ts';
 import { DepthController } from './depth-controller.ts';
@@ -54,6 +54,8 @@ class NetWorker {
   private outputFitAt = -Infinity;
   /** Our output device's dropouts as the page last read them (OutputClockMessage), for the stats. */
   private outputDropouts: OutputDropouts | null = null;
+  /** Our output's stalls so far (StatsMessage.outputStalls); written only by stalled(). */
+  private readonly outputStalls: OutputStalls = { count: 0, lostMs: 0 };
   /** The heard ring's control block of the take being recorded, or null. */
   private heard: HeardViews | null = null;
   private depth: number;
@@ -148,7 +150,7 @@ class NetWorker {
     if (this.speaker.steps !== steps) {
       // A one-quantum step reads 2.6-2.7 ms: rounded, not floored.
       const lost = Math.round(this.speaker.lastStepMs / QUANTUM_MS);
-      if (lost >= STALL_STEP_QUANTA) this.stalled(lost);
+      if (lost >= STALL_STEP_QUANTA) this.stalled(lost, this.speaker.lastStepMs);
     }
   }
 
@@ -159,8 +161,10 @@ class NetWorker {
    * ~0.34 s, or seconds when it sat just under the sustained rule's excess; STALL_STEP_QUANTA), and
    * leave the step out of the one-way reports.
    */
-  private stalled(lostQuanta: number): void {
+  private stalled(lostQuanta: number, lostMs: number): void {
     const now = performance.now();
+    this.outputStalls.count++;
+    this.outputStalls.lostMs += lostMs;
     for (const p of this.peerList) {
       p.writer.trimNow(lostQuanta);
       p.oneWayReports.hold(now);
@@ -446,6 +450,7 @@ class NetWorker {
       adaptive: this.adaptive,
       traceFrames: this.receiver.trace?.length ?? 0,
       output: this.outputDropouts,
+      outputStalls: { count: this.outputStalls.count, lostMs: Math.round(this.outputStalls.lostMs * 10) / 10 },
       clock: this.clockStats(),
       metronome: this.metronome.status,
       peers,

@@ -195,6 +195,7 @@ export function printM2e(r: M2eResult): void {
       'underruns/trimmed/late/lost': `${m.app!.underruns}/${m.app!.trimmed}/${m.app!.late}/${m.app!.lost}`,
       'before it': beforeWindow(m),
       'speaker dropouts': m.app!.speakerDropouts === null ? '?' : `${m.app!.speakerDropouts} (${m.app!.speakerDropoutMs} ms)`,
+      'output stalls': m.app!.outputStalls === undefined ? '?' : `${m.app!.outputStalls} (${m.app!.outputStalledMs} ms)`,
       'sender dropped': m.app!.senderDropped,
       'busy %': m.machineBusyPercent,
     })));
@@ -208,7 +209,7 @@ export function printM2e(r: M2eResult): void {
   }
   const glitchy = cs.filter((m) => m.app!.glitchSeconds?.length);
   if (glitchy.length) {
-    console.log(`\nM2E the seconds with a glitch in those windows (s since the window began; the depth controller's state in quanta then: target, the level held, the lowest low point, the next second's, the relief; the playout rate; the drift shown):`);
+    console.log(`\nM2E the seconds with a glitch in those windows (s since the window began; the depth controller's state in quanta then: target, the level held, the lowest low point, the next second's, the relief; the playout rate; the drift shown; the receiver's speaker dropouts and our output's stalls over this second and the one before, and the ms the stalls lost: a trim beside a stall is the backlog the stall left going):`);
     console.table(glitchy.flatMap((m) => m.app!.glitchSeconds.map((g) => ({
       'set-up': m.setup,
       round: m.round ?? 'sweep',
@@ -222,6 +223,8 @@ export function printM2e(r: M2eResult): void {
       relief: g.relief,
       rate: g.rate,
       'drift ppm': g.driftPpm,
+      'speaker dropouts': g.speakerDropouts ?? '?',
+      'output stalls': g.outputStalls === undefined ? '?' : `${g.outputStalls} (${g.outputStalledMs} ms)`,
     }))));
   }
   if (r.sweep.length) {

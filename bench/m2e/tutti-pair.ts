@@ -102,6 +102,13 @@ export interface AppFigures {
    */
   speakerDropouts: number | null;
   speakerDropoutMs: number | null;
+  /**
+   * Our output's stalls during the window as the receiver's speaker dating saw them
+   * (StatsMessage.outputStalls: steps of STALL_STEP_QUANTA or more, each followed by a trim of
+   * the audio that piled up meanwhile), and the time they lost, ms.
+   */
+  outputStalls: number;
+  outputStalledMs: number;
   /** Frames the sender did not send to the receiver during the window (its congestion rule). */
   senderDropped: number;
   framesPerSecond: number | null;
@@ -135,6 +142,15 @@ export interface GlitchSecond {
   relief: number;
   rate: number;
   driftPpm: number | null;
+  /**
+   * The receiver's speaker dropouts and our output's stalls (AppFigures.outputStalls) over this
+   * second and the one before (a stall's trim comes ~0.15-0.2 s after it, so the two can fall in
+   * neighbouring seconds): a trim beside a stall is the stall's backlog going, not the buffer's
+   * rule. null where the browser does not tell.
+   */
+  speakerDropouts: number | null;
+  outputStalls: number;
+  outputStalledMs: number;
 }
 
 /**
@@ -194,6 +210,8 @@ export async function appFiguresDuring<T>(pair: TuttiPair, during: () => Promise
       concealed: diff('concealed'),
       speakerDropouts: outFirst && outLast ? outLast.events - outFirst.events : null,
       speakerDropoutMs: outFirst && outLast ? round1(outLast.ms - outFirst.ms) : null,
+      outputStalls: stallsBetween(window[0], window[window.length - 1]).count,
+      outputStalledMs: stallsBetween(window[0], window[window.length - 1]).lostMs,
       senderDropped: (after?.peers[0]?.sendDropped ?? 0) - (before?.peers[0]?.sendDropped ?? 0),
       framesPerSecond: last?.framesPerSecond ?? null,
       driftMinPpm: drifts.length ? Math.min(...drifts) : null,
@@ -214,9 +232,34 @@ function glitchSeconds(window: readonly Sampled[], t0: number): GlitchSecond[] {
     const trimmed = b.trimmed - a.trimmed;
     const late = b.late - a.late;
     if (underruns + trimmed + late === 0) continue;
-    out.push({ t: Math.round((window[i]!.at - t0) / 100) / 10, underruns, trimmed, late, target: b.fill.target, held: b.fill.held, min: b.fill.min, nextMin: window[i + 1]?.peers[0]?.fill.min ?? null, relief: b.fill.relief, rate: b.rate, driftPpm: b.driftPpm ?? null });
+    const since = window[Math.max(0, i - 2)]!;
+    const outA = since.output;
+    const outB = window[i]!.output;
+    const stalls = stallsBetween(since, window[i]);
+    out.push({
+      t: Math.round((window[i]!.at - t0) / 100) / 10,
+      underruns,
+      trimmed,
+      late,
+      target: b.fill.target,
+      held: b.fill.held,
+      min: b.fill.min,
+      nextMin: window[i + 1]?.peers[0]?.fill.min ?? null,
+      relief: b.fill.relief,
+      rate: b.rate,
+      driftPpm: b.driftPpm ?? null,
+      speakerDropouts: outA && outB ? outB.events - outA.events : null,
+      outputStalls: stalls.count,
+      outputStalledMs: stalls.lostMs,
+    });
   }
   return out;
+}
+
+/** Our output's stalls between two stats messages (cumulative counters; none where either is missing). */
+function stallsBetween(a: StatsMessage | undefined, b: StatsMessage | undefined): { count: number; lostMs: number } {
+  if (!a?.outputStalls || !b?.outputStalls) return { count: 0, lostMs: 0 };
+  return { count: b.outputStalls.count - a.outputStalls.count, lostMs: round1(b.outputStalls.lostMs - a.outputStalls.lostMs) ?? 0 };
 }
 
 /** A stats message with the wall-clock time the bench read it. */

@@ -165,6 +165,18 @@ export interface OutputDropouts {
   ms: number;
 }
 /**
+ * Our output's stalls since the network worker started: each time its speaker dating saw our
+ * output play STALL_STEP_QUANTA or more later than it was due (this machine's audio stopped, or the
+ * device dropped that much), and asked every peer's playout to trim the audio that piled up
+ * meanwhile (PEER_I32.TRIM_NOW). Cumulative. A trim right after one is the stall's, not the buffer's.
+ */
+export interface OutputStalls {
+  /** Steps seen. */
+  count: number;
+  /** The time our output lost in them, ms. */
+  lostMs: number;
+}
+/**
  * Which clock the room follows (src/room/shared-clock.ts): ours, a peer's, or none while the
  * reference hands over (hold the last offset). Shared clock = the reference's clock + baseMs.
  */
@@ -347,6 +359,8 @@ export interface StatsMessage {
   traceFrames: number;
   /** Our output device's dropouts so far (OutputDropouts), as the page last read them; null where the browser does not tell. */
   output: OutputDropouts | null;
+  /** Steps of our output later by STALL_STEP_QUANTA or more so far (OutputStalls): each peer's backlog was trimmed at each. */
+  outputStalls: OutputStalls;
   clock: SharedClockStats;
   metronome: MetronomeStatus;
   peers: PeerStats[];

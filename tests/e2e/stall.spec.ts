@@ -55,6 +55,7 @@ test(`a sender whose audio and network threads stall ${STALLS} times for ${STALL
 
     const before = [await onlyPeer(a.page), await onlyPeer(b.page)];
     const outBefore = (await stats(b.page))!.output;
+    const stallsBefore = (await stats(b.page))!.outputStalls;
     expect(outBefore, "Bob's page reads his speaker's dropouts (AudioContext.playbackStats)").not.toBeNull();
     for (let k = 0; k < STALLS; k++) {
       await holder.hold(STALL_MS);
@@ -63,6 +64,7 @@ test(`a sender whose audio and network threads stall ${STALLS} times for ${STALL
     await a.page.waitForTimeout(1000);
     const after = [await onlyPeer(a.page), await onlyPeer(b.page)];
     const outAfter = (await stats(b.page))!.output!;
+    const stallsAfter = (await stats(b.page))!.outputStalls;
     const d = (i: number, f: 'sendDropped' | 'underruns' | 'trimmed' | 'lost' | 'late') => after[i]![f] - before[i]![f];
     console.log(`${STALLS} stalls of Bob's audio and network threads, ${STALL_MS} ms each: Bob's sender dropped ${d(1, 'sendDropped')}; Alice from Bob: lost ${d(0, 'lost')}, late ${d(0, 'late')}, underruns ${d(0, 'underruns')}, trimmed ${d(0, 'trimmed')}; Bob from Alice: underruns ${d(1, 'underruns')}, trimmed ${d(1, 'trimmed')}, lost ${d(1, 'lost')}; Alice's sender dropped ${d(0, 'sendDropped')}`);
     // The stalls happened: Alice waited for Bob's frames (his capture stopped with his renderer).
@@ -74,6 +76,12 @@ test(`a sender whose audio and network threads stall ${STALLS} times for ${STALL
     const dropouts = outAfter.events - outBefore!.events;
     console.log(`Bob's speaker: ${dropouts} dropouts, ${(outAfter.ms - outBefore!.ms).toFixed(1)} ms, over the ${STALLS} holds; the room view: ${await b.page.getByTestId('output-dropouts').textContent()}`);
     expect(dropouts, "Bob's speaker: a dropout at every hold of his audio thread").toBeGreaterThanOrEqual(STALLS);
+    // And his speaker dating saw his output lose that time: the steps that trim each peer's
+    // backlog, which the stats count so that a trim can be told from the buffer's own rule.
+    const stalled = stallsAfter.count - stallsBefore.count;
+    console.log(`Bob's output stalls seen: ${stalled}, ${(stallsAfter.lostMs - stallsBefore.lostMs).toFixed(1)} ms`);
+    expect(stalled, "Bob's stats: his output's stalls counted").toBeGreaterThan(0);
+    expect(stallsAfter.lostMs - stallsBefore.lostMs, "Bob's stats: the time his output lost").toBeGreaterThan(0);
     await expect(b.page.getByTestId('output-dropouts')).toHaveText(/^Speaker: \d+ dropouts? \(\d+\.\d ms\) in the last 10 s/);
   } finally {
     holder.close();

@@ -135,7 +135,7 @@ describe('recentLatency()', () => {
 });
 
 function statsMsg(i: number): StatsMessage {
-  return { type: 'stats', sent: i, sendFramesPerSecond: 375, sendPacketsPerSecond: 375, perPacket: 1, captureOverflows: 0, captureLostFrames: 0, workerCpuMsPerSecond: 1, kbpsOut: 0, redundancy: 0, adaptive: true, traceFrames: 0, output: { events: 0, ms: 0 }, clock: { ref: 'self', refPeerId: null, offsetMs: 0, errorMs: 0, sharedMinusWallMs: 0 }, metronome: 'off', peers: [peer({ peerId: i % 2 ? 'odd' : 'even', received: i })] };
+  return { type: 'stats', sent: i, sendFramesPerSecond: 375, sendPacketsPerSecond: 375, perPacket: 1, captureOverflows: 0, captureLostFrames: 0, workerCpuMsPerSecond: 1, kbpsOut: 0, redundancy: 0, adaptive: true, traceFrames: 0, output: { events: 0, ms: 0 }, outputStalls: { count: 0, lostMs: 0 }, clock: { ref: 'self', refPeerId: null, offsetMs: 0, errorMs: 0, sharedMinusWallMs: 0 }, metronome: 'off', peers: [peer({ peerId: i % 2 ? 'odd' : 'even', received: i })] };
 }
 
 describe('StatsRecorder', () => {

@@ -21,7 +21,7 @@ export async function playoutTrace(rig: Rig, joins: number, seconds: number, log
       const { receiver } = pair;
       try {
         const t0 = Date.now();
-        let last = { underruns: 0, trimmed: 0, late: 0, received: -1 };
+        let last = { underruns: 0, trimmed: 0, late: 0, received: -1, dropouts: 0, stalls: 0, stalledMs: 0 };
         const glitchAt: number[] = [];
         /** Glitches before the first sample (the stream's first second or so). */
         let startGlitches = 0;
@@ -30,8 +30,12 @@ export async function playoutTrace(rig: Rig, joins: number, seconds: number, log
         const perSecond: Record<string, unknown>[] = [];
         while (Date.now() - t0 < seconds * 1000) {
           await sleep(250);
-          const p = (await stats(receiver.page))?.peers[0];
-          if (!p || p.received === last.received) continue;
+          const msg = await stats(receiver.page);
+          const p = msg?.peers[0];
+          if (!msg || !p || p.received === last.received) continue;
+          const dropouts = msg.output?.events ?? 0;
+          const stalls = msg.outputStalls?.count ?? 0;
+          const stalledMs = msg.outputStalls?.lostMs ?? 0;
           const t = Math.round((Date.now() - t0) / 1000);
           const du = p.underruns - last.underruns;
           const dt = p.trimmed - last.trimmed;
@@ -40,13 +44,14 @@ export async function playoutTrace(rig: Rig, joins: number, seconds: number, log
           if (last.received >= 0) {
             targets.push(p.fill.target);
             perSecond.push({ t, ...p.fill, rate: p.rate, underruns: du, trimmed: dt, late: dl });
-            const line = `t ${t}s target ${p.fill.target} held ${p.fill.held} min ${p.fill.min} relief ${p.fill.relief} rate ${p.rate}`;
+            const output = `speaker dropouts +${dropouts - last.dropouts} our output stalled +${stalls - last.stalls} (${Math.round((stalledMs - last.stalledMs) * 10) / 10} ms)`;
+            const line = `t ${t}s target ${p.fill.target} held ${p.fill.held} min ${p.fill.min} relief ${p.fill.relief} rate ${p.rate} ${output}`;
             if (du + dt + dl > 0) {
               glitchAt.push(t);
               lines.push(`${line}: underruns +${du} trimmed +${dt} late +${dl}`);
             } else if (p.fill.min < 1.5) lines.push(`${line}: low`);
           }
-          last = { underruns: p.underruns, trimmed: p.trimmed, late: p.late, received: p.received };
+          last = { underruns: p.underruns, trimmed: p.trimmed, late: p.late, received: p.received, dropouts, stalls, stalledMs };
         }
         for (const l of lines) log(`join ${j}: ${l}`);
         // Read before the tap: its two minutes of records are a large copy that stalls the worker.
