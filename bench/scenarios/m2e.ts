@@ -62,9 +62,12 @@ export interface M2eToneStep {
   lost: number;
   /** The receiver's speaker dropouts (AppFigures.speakerDropouts), null where the browser does not tell. */
   speakerDropouts: number | null;
+  /** Our output's stalls at the receiver over the tone, and the ms they lost (AppFigures.outputStalls). */
+  outputStalls: number;
+  outputStalledMs: number;
   /** No dip, no jump, and the app counted no underrun, trim, late or lost frame, nor a speaker dropout. */
   clean: boolean;
-  /** The app counted no glitch and every one heard can be a speaker dropout (bench/m2e/tone-verdict.ts): what the sweep walks by. */
+  /** The app counted no glitch but a stall's trim, and every one heard can be the output's own (bench/m2e/tone-verdict.ts): what the sweep walks by. */
   playoutClean: boolean;
 }
 
@@ -325,11 +328,11 @@ async function toneStep(run: Run, pair: TuttiPair, signal: Signal, depth: number
   // copy with a phase-dependent level, and a dropout of the copy could even raise the sum.
   const { result, app } = await appFiguresDuring(pair, () => playAndRecord(run.rig, signal, 'micsink', TAIL_MS));
   const g = measureTone(result);
-  const counted = { underruns: app.underruns, trimmed: app.trimmed, late: app.late, lost: app.lost, speakerDropouts: app.speakerDropouts };
+  const counted = { underruns: app.underruns, trimmed: app.trimmed, late: app.late, lost: app.lost, speakerDropouts: app.speakerDropouts, outputStalls: app.outputStalls, outputStalledMs: app.outputStalledMs };
   const { clean, playoutClean } = toneVerdict({ seconds: g.seconds, dips: g.dips, jumps: g.jumps, ...counted });
   return { depth, seconds: Math.round(g.seconds * 10) / 10, dips: g.dips, jumps: g.jumps, ...counted, clean, playoutClean };
 }
 
 function describe(s: M2eToneStep): string {
-  return `${s.dips} dips, ${s.jumps} jumps, app: ${s.underruns} underruns, ${s.trimmed} trimmed, ${s.late} late, ${s.lost} lost, ${s.speakerDropouts ?? '?'} speaker dropouts${s.seconds === 0 ? ', no tone recorded' : ''}`;
+  return `${s.dips} dips, ${s.jumps} jumps, app: ${s.underruns} underruns, ${s.trimmed} trimmed, ${s.late} late, ${s.lost} lost, ${s.speakerDropouts ?? '?'} speaker dropouts, ${s.outputStalls} output stalls (${s.outputStalledMs} ms)${s.seconds === 0 ? ', no tone recorded' : ''}`;
 }

@@ -5,7 +5,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { toneVerdict, type ToneCounts } from '../../bench/m2e/tone-verdict.ts';
 
-const quiet: ToneCounts = { seconds: 59.8, dips: 0, jumps: 0, underruns: 0, trimmed: 0, late: 0, lost: 0, speakerDropouts: 0 };
+const quiet: ToneCounts = { seconds: 59.8, dips: 0, jumps: 0, underruns: 0, trimmed: 0, late: 0, lost: 0, speakerDropouts: 0, outputStalls: 0, outputStalledMs: 0 };
 
 describe('tone verdict', () => {
   test('nothing heard, nothing counted: clean both ways', () => {
@@ -37,5 +37,20 @@ describe('tone verdict', () => {
     assert.deepEqual(toneVerdict({ ...quiet, dips: 1, speakerDropouts: 0 }), { clean: false, playoutClean: false });
     // A browser that does not tell: a dip is nobody's but ours.
     assert.deepEqual(toneVerdict({ ...quiet, jumps: 1, speakerDropouts: null }), { clean: false, playoutClean: false });
+  });
+
+  test("a trim of our output's stall backlog is the stall's; more than it, or an underrun beside it, is the playout's", () => {
+    // The m2e at 74c7832: a 60 s tone at manual 11 held 1 jump and 4 trimmed quanta; the windows'
+    // trims each came beside a stall of 13-23 ms (5-8 quanta).
+    const stall = { ...quiet, outputStalls: 1, outputStalledMs: 13 };
+    assert.deepEqual(toneVerdict({ ...stall, trimmed: 4, jumps: 1 }), { clean: false, playoutClean: true });
+    assert.deepEqual(toneVerdict({ ...stall, trimmed: 6, dips: 1, jumps: 1 }), { clean: false, playoutClean: true }, 'up to its quanta and one more');
+    assert.deepEqual(toneVerdict({ ...stall, trimmed: 7 }), { clean: false, playoutClean: false }, 'more than the stall left');
+    assert.deepEqual(toneVerdict({ ...stall, underruns: 1 }), { clean: false, playoutClean: false }, 'an underrun is never the stall\'s');
+    assert.deepEqual(toneVerdict({ ...stall, dips: 2, jumps: 1 }), { clean: false, playoutClean: false }, 'more heard than a gap and a skip');
+    // A stall heard as nothing is still a stall: not clean.
+    assert.deepEqual(toneVerdict(stall), { clean: false, playoutClean: true });
+    // Without a stall no trim is the stall's.
+    assert.deepEqual(toneVerdict({ ...quiet, trimmed: 1, outputStalledMs: 13 }), { clean: false, playoutClean: false });
   });
 });
