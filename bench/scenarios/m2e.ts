@@ -21,7 +21,7 @@ import { summarise, type M2eRound, type M2eSummaryRow } from '../m2e/report.ts';
 import { rigUnavailable, startRig, type Rig } from '../../tests/support/audio-rig.ts';
 import { CLICKS, clickTrain, tone } from '../m2e/signals.ts';
 import { TONE_HZ } from '../m2e/tone.ts';
-import { toneVerdict } from '../m2e/tone-verdict.ts';
+import { toneVerdict, type ToneCounts, type ToneVerdict } from '../m2e/tone-verdict.ts';
 import { appFiguresDuring, joinPair, setReceiverDepth, type AppFigures, type TuttiPair } from '../m2e/tutti-pair.ts';
 
 /** Recording kept after the signal ends, ms: beyond the 600 ms copy window of the last click. */
@@ -49,26 +49,13 @@ export interface M2eMeasurement extends ClickMeasurement {
   machineBusyPercent: number;
 }
 
-export interface M2eToneStep {
+/**
+ * One depth of the sweep: what its sustained tone showed (ToneCounts: the recording's dips and
+ * jumps, the app's counters, the speaker's dropouts, our output's stalls) and the verdicts on it
+ * (ToneVerdict; the sweep walks by `playoutClean`).
+ */
+export interface M2eToneStep extends ToneCounts, ToneVerdict {
   depth: number;
-  seconds: number;
-  /** Envelope dips and phase jumps in the recorded copy (bench/m2e/tone.ts). */
-  dips: number;
-  jumps: number;
-  /** The receiving app's own glitch counters over the same tone. */
-  underruns: number;
-  trimmed: number;
-  late: number;
-  lost: number;
-  /** The receiver's speaker dropouts (AppFigures.speakerDropouts), null where the browser does not tell. */
-  speakerDropouts: number | null;
-  /** Our output's stalls at the receiver over the tone, and the ms they lost (AppFigures.outputStalls). */
-  outputStalls: number;
-  outputStalledMs: number;
-  /** No dip, no jump, and the app counted no underrun, trim, late or lost frame, nor a speaker dropout. */
-  clean: boolean;
-  /** The app counted no glitch but a stall's trim, and every one heard can be the output's own (bench/m2e/tone-verdict.ts): what the sweep walks by. */
-  playoutClean: boolean;
 }
 
 export interface M2eToneCheck {
