@@ -28,7 +28,7 @@ export interface ToneCounts {
 }
 
 export interface ToneVerdict {
-  /** Nothing heard and nothing counted: no dip, no jump, no app glitch, no speaker dropout. */
+  /** Nothing heard and nothing counted: no dip, no jump, no app glitch, no speaker dropout, no stall of our output. */
   clean: boolean;
   /**
    * The playout was clean: the app counted no underrun, late or lost frame, no trim beyond the

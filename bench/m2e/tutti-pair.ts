@@ -183,6 +183,7 @@ export async function appFiguresDuring<T>(pair: TuttiPair, during: () => Promise
   const drifts = window.flatMap((m) => (typeof m.peers[0]?.driftPpm === 'number' ? [m.peers[0].driftPpm] : []));
   const outFirst = window[0]?.output ?? null;
   const outLast = window[window.length - 1]?.output ?? null;
+  const stalls = stallsBetween(window[0], window[window.length - 1]);
   return {
     result: result!,
     app: {
@@ -210,8 +211,8 @@ export async function appFiguresDuring<T>(pair: TuttiPair, during: () => Promise
       concealed: diff('concealed'),
       speakerDropouts: outFirst && outLast ? outLast.events - outFirst.events : null,
       speakerDropoutMs: outFirst && outLast ? round1(outLast.ms - outFirst.ms) : null,
-      outputStalls: stallsBetween(window[0], window[window.length - 1]).count,
-      outputStalledMs: stallsBetween(window[0], window[window.length - 1]).lostMs,
+      outputStalls: stalls.count,
+      outputStalledMs: stalls.lostMs,
       senderDropped: (after?.peers[0]?.sendDropped ?? 0) - (before?.peers[0]?.sendDropped ?? 0),
       framesPerSecond: last?.framesPerSecond ?? null,
       driftMinPpm: drifts.length ? Math.min(...drifts) : null,
