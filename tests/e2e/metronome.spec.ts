@@ -370,6 +370,7 @@ test("metronome leader mode: with Bob's link delayed 30 ms, what Bob plays on hi
     before = now;
   }
   const steps = await alice.page.evaluate('window.__outputSteps') as OutputStep[];
+  const series = await alice.page.evaluate('window.__outputSeries') as [number, number][];
   const glitches = await alice.page.evaluate('window.__glitches') as OutputStep[];
   dated(heard, steps).forEach((t, k) => {
     const { errors: [errorMs], beats: [beat] } = againstBeats([t], m, refs[k]!);
@@ -428,13 +429,22 @@ test("metronome leader mode: with Bob's link delayed 30 ms, what Bob plays on hi
     const oneWay = k >= 0 ? log.oneWayMs[k]! : NaN;
     const early = k >= 0 && frame !== undefined ? ((frame - log.playFrame[k]!) | 0) : NaN; // frames from the packet's predicted start to the strike
     // The one-way delay Alice measured before it, median per 100 ms (oldest first).
+    // And the transit (arrival − Bob's capture stamp) beside it: a move of both is Bob's stamps
+    // moving; a move of the one-way alone is Alice's playout or output.
     const tenths: string[] = [];
+    let off0 = NaN;
     if (k >= 0) for (let t = -15; t <= 2; t++) {
       const a = log.arrivalMs[k]! + t * 100;
-      const xs = log.oneWayMs.filter((_, j) => log.arrivalMs[j]! >= a && log.arrivalMs[j]! < a + 100).sort((p, q) => p - q);
-      tenths.push(xs.length ? xs[xs.length >> 1]!.toFixed(1) : '-');
+      const at = (xs: number[]) => xs.filter((_, j) => log.arrivalMs[j]! >= a && log.arrivalMs[j]! < a + 100).sort((p, q) => p - q);
+      const ow = at(log.oneWayMs);
+      const tr = at(log.transitMs);
+      // And Alice's output offset (performance − context time) then, from the first bin's.
+      const offs = series.filter(([w]) => w >= a && w < a + 100).map(([, o]) => o).sort((p, q) => p - q);
+      const off = offs.length ? offs[offs.length >> 1]! : NaN;
+      if (t === -15) off0 = off;
+      tenths.push(ow.length ? `${ow[ow.length >> 1]!.toFixed(1)}/${tr[tr.length >> 1]!.toFixed(1)}/${(off - off0).toFixed(1)}` : '-');
     }
-    return `${x.beat}: ${x.errorMs.toFixed(1)} = one-way ${oneWay.toFixed(1)} − advance ${placed?.advanceMs.toFixed(1)} (${(oneWay - (placed?.advanceMs ?? NaN)).toFixed(1)}) + ${(x.errorMs - (oneWay - (placed?.advanceMs ?? NaN))).toFixed(1)} (strike ${early} frames after its packet's predicted start) [one-way per 0.1 s from −1.5 s: ${tenths.join(' ')}]`;
+    return `${x.beat}: ${x.errorMs.toFixed(1)} = one-way ${oneWay.toFixed(1)} − advance ${placed?.advanceMs.toFixed(1)} (${(oneWay - (placed?.advanceMs ?? NaN)).toFixed(1)}) + ${(x.errorMs - (oneWay - (placed?.advanceMs ?? NaN))).toFixed(1)} (strike ${early} frames after its packet's predicted start) [one-way/transit/output offset per 0.1 s from −1.5 s: ${tenths.join(' ')}]`;
   });
   console.log(`strikes off by more than 2 ms, error = Alice's one-way for its packet − Bob's advance + the rest, ms: ${why.join('; ') || 'none'}`);
   const errors = strikes.map((x) => x.errorMs);

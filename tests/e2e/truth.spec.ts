@@ -130,34 +130,55 @@ test('peer loopback: a 40 ms delay injected at the sender shows up in the measur
 
 test('a sender whose clock runs 1000 ppm fast: the receiver holds its depth (drift compensation)', async () => {
   // Uncompensated, +1000 ppm piles up 0.375 quanta per second: 11 quanta in the 30 s below.
-  const { b } = await duo('drift', 'captureRatio=1.001');
+  const { a, b } = await duo('drift', 'captureRatio=1.001');
   await b.getByRole('checkbox', { name: 'Automatic jitter buffer' }).uncheck();
   await b.getByRole('slider', { name: /Jitter buffer/ }).fill('8');
   await b.waitForTimeout(8_000);
-  const s0 = await onlyPeer(b);
   // `held` is the buffer level the playout rate holds at the target (the median low point of the
   // last ~0.5 s); `avg`, the mean low point, also moves with how bursty the arrivals are (after a
   // stall of this 2-core machine it sat 1.2 quanta above for 25 s while `held` stayed on target).
   // The rate holds it at the target less `relief` (arrivals later than their earliest of ~90 s,
   // up to a dip that recurs: workers/depth-controller.ts), so `held + relief` is what must stay at 8.
-  const fills: number[] = [];
-  const means: number[] = [];
-  const perSecond: string[] = [];
-  let prev = s0;
-  for (let i = 0; i < 30; i++) {
-    await b.waitForTimeout(1000);
-    const now = await onlyPeer(b);
-    const f = now.fill;
-    fills.push(Math.round((f.held + f.relief) * 100) / 100);
-    means.push(f.avg);
-    const d = delta(prev, now);
-    perSecond.push(`${f.held}+${f.relief}/${now.rate.toFixed(5)}/${d.underruns}u${now.trimmed - prev.trimmed}t`);
-    prev = now;
+  //
+  // A window is judged only if Alice's stream had all that was due: her microphone track lost
+  // nothing (StatsMessage.captureLostFrames, seen by her worker within ~1.5 s) and her sender
+  // dropped nothing. What her capture loses never reaches Bob, and his level falls by it for good
+  // while the rate (at most 0.5 %) refills it: in a CI run under 8.8 % host steal, held + relief
+  // sat at 1–5 quanta for the last 15 s with the rate pinned at 0.995, 40 underruns (headless
+  // Chromium's fake microphone runs on a timer, and skips what a stall of the host made it miss:
+  // docs/TESTING.md). Up to three windows.
+  const captureLost = async () => (await stats(a))?.captureLostFrames ?? 0;
+  let judged: { fills: number[]; d: ReturnType<typeof delta> } | null = null;
+  for (let w = 1; w <= 3 && !judged; w++) {
+    const lost0 = await captureLost();
+    const dropped0 = (await onlyPeer(a)).sendDropped;
+    const s0 = await onlyPeer(b);
+    const fills: number[] = [];
+    const means: number[] = [];
+    const perSecond: string[] = [];
+    let prev = s0;
+    for (let i = 0; i < 30; i++) {
+      await b.waitForTimeout(1000);
+      const now = await onlyPeer(b);
+      const f = now.fill;
+      fills.push(Math.round((f.held + f.relief) * 100) / 100);
+      means.push(f.avg);
+      const d = delta(prev, now);
+      perSecond.push(`${f.held}+${f.relief}/${now.rate.toFixed(5)}/${d.underruns}u${now.trimmed - prev.trimmed}t`);
+      prev = now;
+    }
+    const s1 = await onlyPeer(b);
+    const d = delta(s0, s1);
+    await b.waitForTimeout(1500);
+    const lost = (await captureLost()) - lost0;
+    const dropped = (await onlyPeer(a)).sendDropped - dropped0;
+    console.log(`window ${w}: +1000 ppm sender, per second held/rate/underruns,trims: ${perSecond.join(' ')}`);
+    console.log(`window ${w}: +1000 ppm sender, depth 8: held fill per second ${fills.join(' ')}; mean low point per second ${means.join(' ')}; drift estimate ${s1.driftPpm} ppm, rate ${s1.rate}; resyncs ${d.resyncs}, underruns ${d.underruns}, late ${d.late}, lost ${d.lost}; Alice's track lost ${lost} frames, her sender dropped ${dropped}`);
+    if (lost === 0 && dropped === 0) judged = { fills, d };
+    else console.log(`window ${w}: not judged: Alice's stream was short of what was due`);
   }
-  console.log(`+1000 ppm sender, per second held/rate/underruns,trims: ${perSecond.join(' ')}`);
-  const s1 = await onlyPeer(b);
-  const d = delta(s0, s1);
-  console.log(`+1000 ppm sender, depth 8: held fill per second ${fills.join(' ')}; mean low point per second ${means.join(' ')}; drift estimate ${s1.driftPpm} ppm, rate ${s1.rate}; resyncs ${d.resyncs}, underruns ${d.underruns}, late ${d.late}`);
+  expect(judged, "a 30 s window in which Alice's microphone track lost nothing and her sender dropped nothing (three tried)").not.toBeNull();
+  const { fills, d } = judged!;
   // Medians, not means: a stall of this shared 2-core machine can throw one or two seconds' fill
   // far off (the buffer then drains back by rate), and that is not what this test is about.
   const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
