@@ -168,6 +168,7 @@ class NetWorker {
     for (const p of this.peerList) {
       p.writer.trimNow(lostQuanta);
       p.oneWayReports.hold(now);
+      if (__TUTTI_TEST__) p.lastTrimAsked = lostQuanta;
     }
   }
 
@@ -225,11 +226,19 @@ class NetWorker {
         p.lastResyncs = w.counters.resyncs;
         p.controller.reset();
       }
-      for (let low = w.nextFillWindow(); low !== null; low = w.nextFillWindow()) p.controller.onWindow(low / QUANTUM_FRAMES, w.windowTrimmed);
+      let lows = '';
+      for (let low = w.nextFillWindow(); low !== null; low = w.nextFillWindow()) {
+        p.controller.onWindow(low / QUANTUM_FRAMES, w.windowTrimmed);
+        if (__TUTTI_TEST__ && self.__tuttiTap) lows += (lows ? '/' : '') + (low / QUANTUM_FRAMES).toFixed(1);
+      }
       p.controller.update(now, w.counters.late + w.playCounter(PEER_I32.UNDERRUNS));
       if (p.controller.target !== w.depthTarget) w.setDepth(p.controller.target);
       w.setRate(p.controller.rate);
       w.setTrimAbove(p.controller.trimAbove());
+      if (__TUTTI_TEST__ && self.__tuttiTap) {
+        self.__tuttiTap.onSteer(p.id, [performance.timeOrigin + now, lows, w.playCounter(PEER_I32.TRIMMED), w.playCounter(PEER_I32.UNDERRUNS), w.playCounter(PEER_I32.MISSED), +p.controller.rate.toFixed(4), p.controller.target, p.lastTrimAsked]);
+        p.lastTrimAsked = 0;
+      }
       if (p.wire >= VERSION_ONE_WAY) this.receiver.sendOneWay(p);
     }
   }

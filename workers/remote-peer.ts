@@ -32,6 +32,8 @@ export class RemotePeer {
   format = -1;
   bytesIn = 0;
   lastResyncs = 0;
+  /** Test build only (the steer log of workers/test-tap.ts): the stall trim asked since the last steer, quanta. */
+  lastTrimAsked = 0;
   /** The peer asked us to echo its audio back (peer loopback at their end). */
   echo = false;
   /** We asked the peer to echo ours, and inject a marker every second. */

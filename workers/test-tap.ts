@@ -106,6 +106,18 @@ export class Tap {
   readonly pcm = new Map<string, PcmLog>();
   /** One-way figures per peer (the last two minutes). */
   readonly oneWay = new Map<string, OneWayLog>();
+  /**
+   * Per peer, each 10 Hz steer of its playout (the last two minutes): wall ms, the fill windows'
+   * low points read then (quanta, '/'-joined), TRIMMED, UNDERRUNS, MISSED, the rate set, the target,
+   * and the stall trim asked then (quanta, 0 none). For explaining a move of the one-way delay.
+   */
+  readonly steer = new Map<string, (string | number)[][]>();
+  onSteer(peerId: string, row: (string | number)[]): void {
+    let l = this.steer.get(peerId);
+    if (!l) this.steer.set(peerId, (l = []));
+    if (l.length >= 10 * 120) l.shift();
+    l.push(row);
+  }
   /** The output-clock readings the worker got (context s, wall ms) and the speaker offset it then used, the last two minutes. */
   readonly outputClock: { contextS: number[]; wallMs: number[]; offsetMs: number[] } = { contextS: [], wallMs: [], offsetMs: [] };
   /** The most recent second of the sent signal's left channel (circular), to check the capture is the test's WAV. */

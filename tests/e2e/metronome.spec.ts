@@ -420,6 +420,8 @@ test("metronome leader mode: with Bob's link delayed 30 ms, what Bob plays on hi
   // error is their difference plus what moved the strike while it waited in her playout.
   const struckLog = await (await netWorker(bob.page)).evaluate('self.__tuttiWorker.metronome.struckLog') as { beat: number; advanceMs: number; startMs: number }[];
   const log = await (await netWorker(alice.page)).evaluate('[...self.__tuttiTap.oneWay.values()][0].toJSON()') as { arrivalMs: number[]; transitMs: number[]; oneWayMs: number[]; playFrame: number[] };
+  // Alice's playout of Bob per 0.1 s (workers/test-tap.ts, steer): the fill windows' low points, trims, underruns, stall trims asked.
+  const steer = await (await netWorker(alice.page)).evaluate('[...self.__tuttiTap.steer.values()][0]') as [number, string, number, number, number, number, number, number][];
   const why = strikes.filter((x) => Math.abs(x.errorMs) > 2).map((x) => {
     const placed = struckLog.find((y) => y.beat === x.beat);
     // Its packet: the one whose capture stamp (arrival − transit) is the one Bob placed it by.
@@ -444,7 +446,14 @@ test("metronome leader mode: with Bob's link delayed 30 ms, what Bob plays on hi
       if (t === -15) off0 = off;
       tenths.push(ow.length ? `${ow[ow.length >> 1]!.toFixed(1)}/${tr[tr.length >> 1]!.toFixed(1)}/${(off - off0).toFixed(1)}` : '-');
     }
-    return `${x.beat}: ${x.errorMs.toFixed(1)} = one-way ${oneWay.toFixed(1)} − advance ${placed?.advanceMs.toFixed(1)} (${(oneWay - (placed?.advanceMs ?? NaN)).toFixed(1)}) + ${(x.errorMs - (oneWay - (placed?.advanceMs ?? NaN))).toFixed(1)} (strike ${early} frames after its packet's predicted start) [one-way/transit/output offset per 0.1 s from −1.5 s: ${tenths.join(' ')}]`;
+    const played: string[] = [];
+    let base: (typeof steer)[number] | undefined;
+    if (k >= 0) for (const r of steer) {
+      if (r[0] < log.arrivalMs[k]! - 1_500 || r[0] > log.arrivalMs[k]! + 300) continue;
+      base ??= r;
+      played.push(`${r[1] || '-'}|t${r[2] - base[2]}u${r[3] - base[3]}m${r[4] - base[4]}${r[7] ? `|ask${r[7]}` : ''}${r[5] !== 1 ? `|r${r[5]}` : ''}`);
+    }
+    return `${x.beat}: ${x.errorMs.toFixed(1)} = one-way ${oneWay.toFixed(1)} − advance ${placed?.advanceMs.toFixed(1)} (${(oneWay - (placed?.advanceMs ?? NaN)).toFixed(1)}) + ${(x.errorMs - (oneWay - (placed?.advanceMs ?? NaN))).toFixed(1)} (strike ${early} frames after its packet's predicted start) [one-way/transit/output offset per 0.1 s from −1.5 s: ${tenths.join(' ')}] [Alice's playout per 0.1 s from −1.5 s, low points|trimmed, underruns, missed since|stall trim asked|rate: ${played.join(' ')}]`;
   });
   console.log(`strikes off by more than 2 ms, error = Alice's one-way for its packet − Bob's advance + the rest, ms: ${why.join('; ') || 'none'}`);
   const errors = strikes.map((x) => x.errorMs);
