@@ -95,12 +95,12 @@ export class PeerPlayout {
   private trimBudget = 0;
   private trimWindows = 0;
   /**
-   * The last FLOOR_WINDOWS windows' low points (frames; a ring by fillCount), and the stall trim's
-   * floor taken from them at the request (quanta over the target the trim leaves; 0: none known).
+   * The last FLOOR_WINDOWS windows' low points (frames; a ring by fillCount), and the level a stall
+   * trim goes back to, taken from them at the request (frames of low point; -1: none known).
    */
   private readonly lows = new Float64Array(FLOOR_WINDOWS);
   private readonly lowsSorted = new Float64Array(FLOOR_WINDOWS / 2);
-  private trimFloor = 0;
+  private trimKeep = -1;
   private readonly plc = new Concealer();
   /** What happened to this peer's audio in the last render (HeardFlag bits), for a take's sidecar. */
   flags = 0;
@@ -279,26 +279,33 @@ export class PeerPlayout {
     const target = Atomics.load(v.i32, v.peerI32(this.p, PEER_I32.TARGET_DEPTH));
     const excess = Math.floor(this.fillMin / QUANTUM_FRAMES) - target;
     const above = Atomics.load(v.i32, v.peerI32(this.p, PEER_I32.TRIM_ABOVE));
-    // This machine stalled (net saw our output step later): its backlog goes now, down to the
-    // level the stall interrupted (at least the target, less a recurring step's excess,
-    // TRIM_ABOVE, which the rhythm takes back), so the delay is back where it was within a window
-    // or two of net's request. Not below that level: the request's quanta are the output's step,
-    // which can be more than the backlog that arrived, and a level that sat over the target
-    // before was cut under it (a leader-mode run: the one-way delay 74.5 ms before a stall, 74.0
-    // after the trim, then 66.2, and the member's next strike 7.9 ms early at the leader).
+    // This machine stalled (net saw our output step later): its backlog goes now, back to the
+    // level the stall interrupted, so the delay is where it was within a window or two of net's
+    // request. That level is the low point before the stall, in frames and whether over the target
+    // or under it (the rate steers the level to the target; the trim only undoes the stall), and
+    // never under a recurring step's excess, TRIM_ABOVE, which the rhythm takes back. Not below
+    // it: the request's quanta are the output's step, which can be more than the backlog that
+    // arrived, and a level that sat over the target was cut under it (a leader-mode run: the
+    // one-way delay 74.5 ms before a stall, 66.2 after, a strike 7.9 ms early). Not above it
+    // either: the skip is rounded to the nearest quantum, where flooring the excess over the
+    // target left a level that sat under the target by a fraction a quantum higher after every
+    // stall (lows 11.7 at target 12, 23.7 after, 11 trimmed: 12.7, the one-way delay 70.7 → 73.4 ms).
     const now = Atomics.exchange(v.i32, v.peerI32(this.p, PEER_I32.TRIM_NOW), 0);
     if (now > 0) {
       this.trimBudget = now;
       this.trimWindows = TRIM_NOW_WINDOWS;
-      this.trimFloor = this.levelBefore(target);
+      this.trimKeep = this.levelBefore();
     }
     this.lows[this.fillCount % FLOOR_WINDOWS] = this.fillMin;
     if (this.trimWindows > 0) {
       this.trimWindows--;
-      const keep = Math.max(above, this.trimFloor);
-      if (excess - keep > 0 && !this.holding && !this.outage) {
-        this.skip = Math.min(excess - keep, this.trimBudget);
-        this.trimBudget -= this.skip;
+      // No level known (a stream younger than FLOOR_WINDOWS): the target, the excess floored.
+      let keep = this.trimKeep < 0 ? (target + 0.5) * QUANTUM_FRAMES : this.trimKeep;
+      if (above > 0) keep = Math.max((target + above) * QUANTUM_FRAMES, keep);
+      const skip = Math.min(Math.round((this.fillMin - keep) / QUANTUM_FRAMES), this.trimBudget);
+      if (skip > 0 && !this.holding && !this.outage) {
+        this.skip = skip;
+        this.trimBudget -= skip;
         if (this.trimBudget === 0) this.trimWindows = 0;
         this.highWindows = 0;
         return;
@@ -317,13 +324,13 @@ export class PeerPlayout {
   }
 
   /**
-   * Quanta over `target` of the level a stall interrupted: the median low point of the older half
-   * of the last FLOOR_WINDOWS windows before this one (FLOOR_WINDOWS). 0 while the stream has not
-   * had that many (the trim goes down to the target, as before), or where they sat at or under it.
+   * The level a stall interrupted (frames of low point): the median low point of the older half of
+   * the last FLOOR_WINDOWS windows before this one (FLOOR_WINDOWS). -1 while the stream has not had
+   * that many (the trim then goes down to the target).
    */
-  private levelBefore(target: number): number {
+  private levelBefore(): number {
     const n = FLOOR_WINDOWS / 2;
-    if (this.fillCount < FLOOR_WINDOWS) return 0;
+    if (this.fillCount < FLOOR_WINDOWS) return -1;
     const sorted = this.lowsSorted;
     for (let k = 0; k < n; k++) {
       // fillCount − FLOOR_WINDOWS … fillCount − n − 1: the oldest windows in the ring.
@@ -335,8 +342,7 @@ export class PeerPlayout {
       }
       sorted[i] = x;
     }
-    const median = (sorted[n / 2 - 1]! + sorted[n / 2]!) / 2;
-    return Math.max(0, Math.floor(median / QUANTUM_FRAMES) - target);
+    return (sorted[n / 2 - 1]! + sorted[n / 2]!) / 2;
   }
 
   /**

@@ -343,9 +343,10 @@ export const PEER_I32 = {
    * W net (Atomics.store, after its speaker dating followed a step of our output of at least
    * STALL_STEP_QUANTA: this machine stalled or the device dropped quanta, and the peer's audio
    * piled up meanwhile): the most quanta to trim at once, 0 when nothing is asked. R play, after
-   * each fill window: it trims the low point's excess over TARGET_DEPTH, up to that many quanta,
-   * down to the level before the stall (its own last windows' low points; the target itself where
-   * that sat at or under it), without waiting for TRIM_SUSTAINED_WINDOWS; and for
+   * each fill window: it trims the low point's excess, up to that many quanta, back to the level
+   * before the stall to the nearest quantum (its own last windows' low points, over TARGET_DEPTH or
+   * under it; TARGET_DEPTH while the stream is too young to have them), without waiting for
+   * TRIM_SUSTAINED_WINDOWS; and for
    * TRIM_NOW_WINDOWS windows more, what more excess shows (audio that waited through the stall
    * still arriving), until that many are trimmed. Play takes the request with
    * Atomics.exchange(0), so a request stored meanwhile is never lost (W play too, only that

@@ -1135,6 +1135,27 @@ describe('rate steering through the playout FIFO', () => {
     assert.equal(run.w.playCounter(PEER_I32.MISSED) + run.w.playCounter(PEER_I32.UNDERRUNS) + run.w.counters.late, 0, 'no glitch but the trim');
   });
 
+  test('a stall trim goes back to a level that sat under the target, to the nearest quantum: not one quantum above it', () => {
+    // The target raised by 1 long before (nothing steers the level up here), so the low point sits
+    // half a quantum under the target; then a 12-quantum stall and a request for 12. Before, the
+    // excess over the target was floored (11) and the floor was the target: 11 trimmed, the delay
+    // a quantum over where it was after every stall (a leader-mode run: lows 11.7 at target 12,
+    // 23.7 after the stall, 12.7 after the trim, the one-way delay 70.7 ms before and 73.4 after).
+    const stallFrom = 400;
+    const stallTicks = 12;
+    const renders = (t: number) => t < stallFrom || t >= stallFrom + stallTicks;
+    const asked = stallFrom + stallTicks + 40;
+    const run = noiseRun(1500, (wr, t) => {
+      if (t === 100) wr.setDepth(DEFAULT_DEPTH + 1);
+      if (t === asked) wr.trimNow(stallTicks);
+    }, undefined, renders);
+    assert.equal(run.w.playCounter(PEER_I32.TRIMMED), stallTicks, 'the whole backlog, though the level ends under the target');
+    const before = run.pos[stallFrom - 1]! - (stallFrom - 1) * QUANTUM_FRAMES;
+    const after = run.pos[1499]! - 1499 * QUANTUM_FRAMES + stallTicks * QUANTUM_FRAMES;
+    assert.equal(after - before, stallTicks * QUANTUM_FRAMES, 'the delay back to what it was before the stall');
+    assert.equal(run.w.playCounter(PEER_I32.MISSED) + run.w.playCounter(PEER_I32.UNDERRUNS) + run.w.counters.late, 0, 'no glitch but the trim');
+  });
+
   test('a depth lowered by 4 quanta or less is not trimmed (the rate controller drains it)', () => {
     const { w } = noiseRun(1200, (wr, t) => {
       if (t === 100) wr.setDepth(DEFAULT_DEPTH - 4);
