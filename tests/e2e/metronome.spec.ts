@@ -32,6 +32,7 @@ import { stall } from '../support/stall.ts';
 
 const suite = roomSuite('metronome', { build: 'test' });
 const QUANTUM_MS = (128 / 48_000) * 1000;
+const QUANTUM_FRAMES = 128;
 
 type Onset = { frame: number; peak: number; contextTime: number; wallMs: number };
 type Session = {
@@ -306,6 +307,31 @@ test('metronome together: three processes, one clock skewed, every click on its 
 // the audio channel (PROTOCOL.md §1.8b), Bob's advance came through the room's awareness, a
 // second's median a second or more late: in one run 12 strikes off around the six stalls, one
 // stall's five of them over 2.6 s (+24.0, +11.5, −4.1, −6.8, −3.2 ms).
+/**
+ * Where a sender's stream skipped time, from the receiver's log of its packets: in sequence order,
+ * the capture stamp's step over a packet's worth (ms), when the QUANTUM_MS or more of it holds
+ * for the next SKIP_HOLD packets (a stamp early or late alone is not a skip). Dated at the first
+ * packet after it (its arrival, machine clock ms).
+ */
+const SKIP_HOLD = 8;
+function streamSkips(log: { seqs: number[]; arrivalMs: number[]; transitMs: number[] }): { atMs: number; ms: number }[] {
+  const n = log.seqs.length;
+  if (n === 0) return [];
+  // Sequence relative to the first packet (32-bit wrap), and stamp less sequence time.
+  const rows = log.seqs.map((s, j) => {
+    const d = (s - log.seqs[0]!) | 0;
+    return { d, ahead: log.arrivalMs[j]! - log.transitMs[j]! - d * QUANTUM_MS, atMs: log.arrivalMs[j]! };
+  }).sort((a, b) => a.d - b.d);
+  const out: { atMs: number; ms: number }[] = [];
+  for (let j = 1; j + SKIP_HOLD < rows.length; j++) {
+    const before = rows[j - 1]!.ahead;
+    let held = Infinity;
+    for (let i = j; i < j + SKIP_HOLD; i++) held = Math.min(held, rows[i]!.ahead);
+    if (held - before >= QUANTUM_MS - 0.5) out.push({ atMs: rows[j]!.atMs, ms: held - before });
+  }
+  return out;
+}
+
 test("metronome leader mode: with Bob's link delayed 30 ms, what Bob plays on his click reaches Alice's speaker on her beat within 3 ms", async () => {
   test.setTimeout(240_000);
   const silent = writeToneWav(join(TEST_TMP, 'metronome-silent.wav'), { leftHz: 440, rightHz: 440, seconds: 5, amplitude: 0, marker: false });
@@ -390,8 +416,15 @@ test("metronome leader mode: with Bob's link delayed 30 ms, what Bob plays on hi
   // strike: on a loaded machine a stall and a hold-up of Bob's audio 1.3 s later then failed
   // the test with each strike explained, while a run of one-quantum steps could excuse a strike
   // 8 ms off.)
+  const log = await (await netWorker(alice.page)).evaluate('[...self.__tuttiTap.oneWay.values()][0].toJSON()') as { seqs: number[]; arrivalMs: number[]; transitMs: number[]; oneWayMs: number[]; playFrame: number[] };
+  // And each skip of Bob's stream: his capture stamps stepping ahead of his sequence by a quantum
+  // or more, and staying there (his browser's microphone lost that time before the track: a
+  // starved host, LossWatch in workers/track-capture.ts). Alice's playout is then short by as
+  // much, and a strike placed by his advance before her reports show it comes early by it.
+  const skips = streamSkips(log);
   const events: { fromMs: number; toMs: number; sizeMs: number; off: string[] }[] = [];
   const causes = [
+    ...skips.map((x) => ({ fromMs: x.atMs, toMs: x.atMs, sizeMs: x.ms })),
     ...stalls.map((x) => ({ ...x, sizeMs: x.toMs - x.fromMs })),
     ...steps.map((x) => ({ fromMs: x.from, toMs: x.to, sizeMs: Math.abs(x.ms) })),
     ...glitches.map((x) => ({ fromMs: x.from, toMs: x.to, sizeMs: x.ms * QUANTUM_MS })),
@@ -419,7 +452,6 @@ test("metronome leader mode: with Bob's link delayed 30 ms, what Bob plays on hi
   // Alice's receiver measured for the packet it came in (its playout frame holds the strike): the
   // error is their difference plus what moved the strike while it waited in her playout.
   const struckLog = await (await netWorker(bob.page)).evaluate('self.__tuttiWorker.metronome.struckLog') as { beat: number; advanceMs: number; startMs: number }[];
-  const log = await (await netWorker(alice.page)).evaluate('[...self.__tuttiTap.oneWay.values()][0].toJSON()') as { arrivalMs: number[]; transitMs: number[]; oneWayMs: number[]; playFrame: number[] };
   // Alice's playout of Bob per 0.1 s (workers/test-tap.ts, steer): the fill windows' low points, trims, underruns, stall trims asked.
   const steer = await (await netWorker(alice.page)).evaluate('[...self.__tuttiTap.steer.values()][0]') as [number, string, number, number, number, number, number, number][];
   const why = strikes.filter((x) => Math.abs(x.errorMs) > 2).map((x) => {
@@ -434,6 +466,7 @@ test("metronome leader mode: with Bob's link delayed 30 ms, what Bob plays on hi
     // And the transit (arrival − Bob's capture stamp) beside it: a move of both is Bob's stamps
     // moving; a move of the one-way alone is Alice's playout or output.
     const tenths: string[] = [];
+    const stamps: string[] = [];
     let off0 = NaN;
     if (k >= 0) for (let t = -15; t <= 2; t++) {
       const a = log.arrivalMs[k]! + t * 100;
@@ -445,6 +478,12 @@ test("metronome leader mode: with Bob's link delayed 30 ms, what Bob plays on hi
       const off = offs.length ? offs[offs.length >> 1]! : NaN;
       if (t === -15) off0 = off;
       tenths.push(ow.length ? `${ow[ow.length >> 1]!.toFixed(1)}/${tr[tr.length >> 1]!.toFixed(1)}/${(off - off0).toFixed(1)}` : '-');
+      // Bob's capture stamps ahead of his sequence (ms: a step is his stream skipping time), and
+      // Alice's playout frames ahead of it (frames: a step is her placement moving), from this packet's.
+      const ahead = log.seqs.map((s, j) => [j, (s - log.seqs[k]!) | 0] as const).filter(([j]) => log.arrivalMs[j]! >= a && log.arrivalMs[j]! < a + 100);
+      const st = ahead.map(([j, d]) => log.arrivalMs[j]! - log.transitMs[j]! - (log.arrivalMs[k]! - log.transitMs[k]!) - d * QUANTUM_MS).sort((p, q) => p - q);
+      const pf = ahead.map(([j, d]) => ((log.playFrame[j]! - log.playFrame[k]!) | 0) - d * QUANTUM_FRAMES).sort((p, q) => p - q);
+      if (st.length) stamps.push(`${st[st.length >> 1]!.toFixed(1)}/${pf[pf.length >> 1]!}`);
     }
     const played: string[] = [];
     let base: (typeof steer)[number] | undefined;
@@ -453,7 +492,7 @@ test("metronome leader mode: with Bob's link delayed 30 ms, what Bob plays on hi
       base ??= r;
       played.push(`${r[1] || '-'}|t${r[2] - base[2]}u${r[3] - base[3]}m${r[4] - base[4]}${r[7] ? `|ask${r[7]}` : ''}${r[5] !== 1 ? `|r${r[5]}` : ''}`);
     }
-    return `${x.beat}: ${x.errorMs.toFixed(1)} = one-way ${oneWay.toFixed(1)} − advance ${placed?.advanceMs.toFixed(1)} (${(oneWay - (placed?.advanceMs ?? NaN)).toFixed(1)}) + ${(x.errorMs - (oneWay - (placed?.advanceMs ?? NaN))).toFixed(1)} (strike ${early} frames after its packet's predicted start) [one-way/transit/output offset per 0.1 s from −1.5 s: ${tenths.join(' ')}] [Alice's playout per 0.1 s from −1.5 s, low points|trimmed, underruns, missed since|stall trim asked|rate: ${played.join(' ')}]`;
+    return `${x.beat}: ${x.errorMs.toFixed(1)} = one-way ${oneWay.toFixed(1)} − advance ${placed?.advanceMs.toFixed(1)} (${(oneWay - (placed?.advanceMs ?? NaN)).toFixed(1)}) + ${(x.errorMs - (oneWay - (placed?.advanceMs ?? NaN))).toFixed(1)} (strike ${early} frames after its packet's predicted start) [one-way/transit/output offset per 0.1 s from −1.5 s: ${tenths.join(' ')}] [Bob's stamps (ms)/Alice's playout frames ahead of the sequence, from its packet's: ${stamps.join(' ')}] [Alice's playout per 0.1 s from −1.5 s, low points|trimmed, underruns, missed since|stall trim asked|rate: ${played.join(' ')}]`;
   });
   console.log(`strikes off by more than 2 ms, error = Alice's one-way for its packet − Bob's advance + the rest, ms: ${why.join('; ') || 'none'}`);
   const errors = strikes.map((x) => x.errorMs);
@@ -461,7 +500,7 @@ test("metronome leader mode: with Bob's link delayed 30 ms, what Bob plays on hi
   const sorted = [...errors].sort((x, y) => x - y);
   const nowAdvance = await bob.page.evaluate(`(${session.toString()})().advance`) as { ms: number };
   console.log(`Bob's advance ${advance.ms} ms (then ${nowAdvance.ms} ms); at Alice's speaker ${errors.length} of Bob's strikes, error median ${sorted[sorted.length >> 1]?.toFixed(2)} ms, worst ${worst(errors).toFixed(2)} ms, worst away from stalls and output steps ${worst(strikes.filter((x) => !events.some((e) => follows(e, x.dueMs))).map((x) => x.errorMs)).toFixed(2)} ms`);
-  console.log(`stalls, output steps and glitches: ${events.map((e) => `${((e.toMs - e.fromMs) / 1000).toFixed(2)} s, ${e.sizeMs.toFixed(1)} ms: ${e.off.join(', ') || 'no strike off'}`).join('; ')}; off and not explained: ${offClear.join(', ') || 'none'}; Alice's output steps ${steps.map((x) => `${x.ms.toFixed(1)} ms`).join(', ') || 'none'}; glitches in what she hears of Bob (quanta) ${glitches.map((x) => x.ms).join(', ') || 'none'}`);
+  console.log(`stalls, output steps and glitches: ${events.map((e) => `${((e.toMs - e.fromMs) / 1000).toFixed(2)} s, ${e.sizeMs.toFixed(1)} ms: ${e.off.join(', ') || 'no strike off'}`).join('; ')}; off and not explained: ${offClear.join(', ') || 'none'}; Alice's output steps ${steps.map((x) => `${x.ms.toFixed(1)} ms`).join(', ') || 'none'}; glitches in what she hears of Bob (quanta) ${glitches.map((x) => x.ms).join(', ') || 'none'}; skips of Bob's stream (ms) ${skips.map((x) => x.ms.toFixed(1)).join(', ') || 'none'}`);
   expect(advance.ms, 'the advance covers the 30 ms added to the link').toBeGreaterThan(30);
   expect(errors.length, 'a strike on every beat for 60 s at 100 bpm').toBeGreaterThanOrEqual(95);
   expect(stalls.length, 'six stalls').toBe(6);
