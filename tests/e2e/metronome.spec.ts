@@ -294,19 +294,6 @@ test('metronome together: three processes, one clock skewed, every click on its 
   for (const p of Object.values(pages)) expect(await takeOnsets(p), 'no click after the stop').toEqual([]);
 });
 
-// Leader mode. Bob strikes exactly on the clicks he hears (the playOnBeat switch: an impulse at
-// the sample his capture stamps as the beat less his advance); his strikes, found in Alice's output
-// by the output tap, must land on her beat. Alice's depth is manual (see below).
-// To prove it holds through a busy machine, the test stalls Alice's whole browser six times
-// (SIGSTOP of its process group for 25-50 ms, tests/support/stall.ts): her output resumes that much
-// later and Bob's audio piles up in her playout, so her one-way delay from Bob jumps and then comes
-// back as the playout drains. A strike already on its way then cannot be helped; every other one
-// must be on the beat: each strike more than 3 ms off must be within a second of a stall, of a
-// step of Alice's output or of a glitch in what she hears of Bob (a hold-up on his way: this
-// machine runs both browsers), at most one per such event, and off by no more than its size. Before the leader's one-way reports on
-// the audio channel (PROTOCOL.md §1.8b), Bob's advance came through the room's awareness, a
-// second's median a second or more late: in one run 12 strikes off around the six stalls, one
-// stall's five of them over 2.6 s (+24.0, +11.5, −4.1, −6.8, −3.2 ms).
 /**
  * Where a sender's stream skipped time, from the receiver's log of its packets: in sequence order,
  * the capture stamp's step over a packet's worth (ms), when the QUANTUM_MS or more of it holds
@@ -315,8 +302,7 @@ test('metronome together: three processes, one clock skewed, every click on its 
  */
 const SKIP_HOLD = 8;
 function streamSkips(log: { seqs: number[]; arrivalMs: number[]; transitMs: number[] }): { atMs: number; ms: number }[] {
-  const n = log.seqs.length;
-  if (n === 0) return [];
+  if (log.seqs.length === 0) return [];
   // Sequence relative to the first packet (32-bit wrap), and stamp less sequence time.
   const rows = log.seqs.map((s, j) => {
     const d = (s - log.seqs[0]!) | 0;
@@ -332,6 +318,19 @@ function streamSkips(log: { seqs: number[]; arrivalMs: number[]; transitMs: numb
   return out;
 }
 
+// Leader mode. Bob strikes exactly on the clicks he hears (the playOnBeat switch: an impulse at
+// the sample his capture stamps as the beat less his advance); his strikes, found in Alice's output
+// by the output tap, must land on her beat. Alice's depth is manual (see below).
+// To prove it holds through a busy machine, the test stalls Alice's whole browser six times
+// (SIGSTOP of its process group for 25-50 ms, tests/support/stall.ts): her output resumes that much
+// later and Bob's audio piles up in her playout, so her one-way delay from Bob jumps and then comes
+// back as the playout drains. A strike already on its way then cannot be helped; every other one
+// must be on the beat: each strike more than 3 ms off must be within a second of a stall, of a
+// step of Alice's output or of a glitch in what she hears of Bob (a hold-up on his way: this
+// machine runs both browsers), at most one per such event, and off by no more than its size. Before the leader's one-way reports on
+// the audio channel (PROTOCOL.md §1.8b), Bob's advance came through the room's awareness, a
+// second's median a second or more late: in one run 12 strikes off around the six stalls, one
+// stall's five of them over 2.6 s (+24.0, +11.5, −4.1, −6.8, −3.2 ms).
 test("metronome leader mode: with Bob's link delayed 30 ms, what Bob plays on his click reaches Alice's speaker on her beat within 3 ms", async () => {
   test.setTimeout(240_000);
   const silent = writeToneWav(join(TEST_TMP, 'metronome-silent.wav'), { leftHz: 440, rightHz: 440, seconds: 5, amplitude: 0, marker: false });
