@@ -29,10 +29,9 @@ import { clockCheck } from '../support/taps.ts';
 import { TEST_TMP, roomSuite } from '../support/suite.ts';
 import { writeToneWav } from '../support/wav.ts';
 import { stall } from '../support/stall.ts';
+import { QUANTUM_FRAMES, QUANTUM_MS } from '../../src/shared/constants.ts';
 
 const suite = roomSuite('metronome', { build: 'test' });
-const QUANTUM_MS = (128 / 48_000) * 1000;
-const QUANTUM_FRAMES = 128;
 
 type Onset = { frame: number; peak: number; contextTime: number; wallMs: number };
 type Session = {
