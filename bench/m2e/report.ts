@@ -5,6 +5,7 @@ import { QUANTUM_MS } from '../../src/shared/constants.ts';
 import type { M2eMeasurement, M2eResult } from '../scenarios/m2e.ts';
 import { oneWayPerClick } from './one-way-per-click.ts';
 import { spread } from './spread.ts';
+import { issue9Targets } from './targets.ts';
 
 export interface M2eRound {
   round: number;
@@ -124,6 +125,7 @@ export function summarise(r: M2eResult): void {
       fifoOverflows: fifos.length ? sum(fifos.map((f) => f.overflows)) : null,
     };
   });
+  r.targets = issue9Targets(r);
 }
 
 function sum(xs: number[]): number {
@@ -238,6 +240,10 @@ export function printM2e(r: M2eResult): void {
   const lat = [...new Set(r.measurements.map((m) => `${m.mouthSinkLatencyMs ?? '?'}/${m.speakerSinkLatencyMs ?? '?'}`))];
   if (dated.length) console.log(`M2E wall-clock dating of the recordings (bench/m2e/dating.ts): chunk delay p90 ${r1(Math.min(...dated))}–${r1(Math.max(...dated))} ms; sink latencies micsink/spk ${lat.join(', ')} ms`);
   if (r.toneCheck) console.log(`M2E tone self-check through A (no Tutti): ${r.toneCheck.seconds} s analysed, ${r.toneCheck.dips} dips, ${r.toneCheck.jumps} jumps`);
+  if (r.targets.length) {
+    console.log('\nM2E issue 9\'s targets on this run (bench/m2e/targets.ts; "at the floor": above the target, but no higher than B2 − A, the same path with no network and no Tutti code):');
+    console.table(r.targets);
+  }
   const odd = [...(r.selfCheck ? [r.selfCheck] : []), ...r.measurements].filter((m) => m.directMissing > 0);
   if (odd.length) console.log(`M2E rig warning: ${odd.length} recording(s) lacked direct clicks (the rig's own playback failed): ${odd.map((m) => `${m.setup} round ${m.round ?? '-'}`).join(', ')}`);
 }

@@ -18,6 +18,7 @@ import { measureClicks, measureTone, type ClickMeasurement } from '../m2e/measur
 import type { FifoCounters, PathInfo } from '../m2e/m2e-protocol.ts';
 import { playAndRecord, recordClicks, sleep, startServerLoop, uploadSignal, type ClickRecording, type Signal } from '../m2e/record.ts';
 import { summarise, type M2eRound, type M2eSummaryRow } from '../m2e/report.ts';
+import type { TargetRow } from '../m2e/targets.ts';
 import { rigUnavailable, startRig, type Rig } from '../../tests/support/audio-rig.ts';
 import { CLICKS, clickTrain, tone } from '../m2e/signals.ts';
 import { TONE_HZ } from '../m2e/tone.ts';
@@ -84,11 +85,13 @@ export interface M2eResult {
   smallestPlayoutCleanDepth: number | null;
   rounds: M2eRound[];
   summary: M2eSummaryRow[];
+  /** Issue 9's targets judged on this run (bench/m2e/targets.ts). */
+  targets: TargetRow[];
   seconds: number;
 }
 
 export function emptyM2eResult(config: M2eConfig): M2eResult {
-  return { skipped: null, config, selfCheck: null, toneCheck: null, measurements: [], sweep: [], smallestCleanDepth: null, smallestPlayoutCleanDepth: null, rounds: [], summary: [], seconds: 0 };
+  return { skipped: null, config, selfCheck: null, toneCheck: null, measurements: [], sweep: [], smallestCleanDepth: null, smallestPlayoutCleanDepth: null, rounds: [], summary: [], targets: [], seconds: 0 };
 }
 
 /** Fills `out` as it goes (a failure keeps what was measured); `out.skipped` says why it did not run. */
