@@ -2,10 +2,12 @@
 // a verdict, so a run says by itself whether Tutti met them. Where a target lies below what the
 // browser and the sound server leave (the issue's own escape: "prove it with a set-up that isolates
 // it"), the isolating set-up's figure from the same run stands beside it: B2, the microphone through
-// two worklets and a FIFO in two AudioContexts with no network and no Tutti code.
+// two worklets and a FIFO in two AudioContexts with no network and no Tutti code; and for the
+// glitch target, our output's own stalls.
 
 import type { M2eMeasurement, M2eResult } from '../scenarios/m2e.ts';
 import { spread } from './spread.ts';
+import { stallBacklog } from './tone-verdict.ts';
 
 export type TargetVerdict = 'met' | 'not met' | 'at the floor' | 'no data';
 
@@ -85,10 +87,15 @@ export function issue9Targets(r: M2eResult): TargetRow[] {
   const glitches = { underruns: count('underruns'), trimmed: count('trimmed'), late: count('late'), lost: count('lost'), dropped: count('senderDropped') };
   const stalls = joins.reduce((s, m) => s + m.app!.outputStalls, 0);
   const total = glitches.underruns + glitches.trimmed + glitches.late + glitches.lost + glitches.dropped;
+  // A trim no larger than the backlog our output's stalls left (the sweep's "played clean" rule,
+  // bench/m2e/tone-verdict.ts) undoes a gap the receiver's own output made: the sound server and
+  // the browser's output path, which drop out here with no Tutti code in the path (BENCHMARKS.md,
+  // "The floor under a clean 60 s tone").
+  const stallsOnly = joins.every((m) => m.app!.underruns + m.app!.late + m.app!.lost + m.app!.senderDropped === 0 && m.app!.trimmed <= stallBacklog(m.app!.outputStalls, m.app!.outputStalledMs));
   rows.push({
     target: 'no underrun, trim, late or lost frame, no sender drop at the default (C default and C settled windows)',
     figure: joins.length ? `${glitches.underruns}/${glitches.trimmed}/${glitches.late}/${glitches.lost}, sender ${glitches.dropped}, in ${joins.length} windows; our output stalled ${stalls} times` : '–',
-    verdict: !joins.length ? 'no data' : total === 0 ? 'met' : 'not met',
+    verdict: !joins.length ? 'no data' : total === 0 ? 'met' : stallsOnly ? 'at the floor' : 'not met',
   });
 
   const cs = cMinusA.filter((x): x is number => x !== null);

@@ -49,9 +49,13 @@ export function toneVerdict(c: ToneCounts): ToneVerdict {
   const heard = c.dips + c.jumps;
   const counted = c.underruns + c.trimmed + c.late + c.lost;
   const toned = c.seconds > 0;
-  const stallBacklog = c.outputStalls > 0 ? Math.round(c.outputStalledMs / QUANTUM_MS) + c.outputStalls : 0;
   return {
     clean: toned && heard === 0 && counted === 0 && (c.speakerDropouts ?? 0) === 0 && c.outputStalls === 0,
-    playoutClean: toned && c.underruns + c.late + c.lost === 0 && c.trimmed <= stallBacklog && heard <= (c.speakerDropouts ?? 0) + 2 * c.outputStalls,
+    playoutClean: toned && c.underruns + c.late + c.lost === 0 && c.trimmed <= stallBacklog(c.outputStalls, c.outputStalledMs) && heard <= (c.speakerDropouts ?? 0) + 2 * c.outputStalls,
   };
+}
+
+/** The quanta our output's stalls (`stalls` of them, `stalledMs` in all) leave to trim: their time, and one more per stall for rounding. */
+export function stallBacklog(stalls: number, stalledMs: number): number {
+  return stalls > 0 ? Math.round(stalledMs / QUANTUM_MS) + stalls : 0;
 }

@@ -88,3 +88,18 @@ test('a short run (no sweep, no settled join) has no data for what it did not me
   summarise(r);
   assert.deepEqual(verdicts(r), ['met', 'no data', 'met', 'met', 'met', 'met', 'met', 'no data']);
 });
+
+test('glitches at the default: only trims of what our output\'s stalls left are the floor, anything else is not met', () => {
+  const r = goodRun();
+  const join = r.measurements.find((x) => x.setup === 'C settled' && x.round === 2)!;
+  join.app = app({ trimmed: 9, outputStalls: 2, outputStalledMs: 19, oneWayStatMs: join.medianMs, driftPpm: -31 }); // 7 quanta + 2
+  summarise(r);
+  assert.equal(r.targets[4]!.verdict, 'at the floor');
+  join.app.trimmed = 10;
+  summarise(r);
+  assert.equal(r.targets[4]!.verdict, 'not met', 'a trim beyond the stalls\' backlog is the playout\'s own');
+  join.app.trimmed = 0;
+  join.app.underruns = 1;
+  summarise(r);
+  assert.equal(r.targets[4]!.verdict, 'not met', 'an underrun is never the output\'s');
+});
