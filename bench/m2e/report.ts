@@ -241,7 +241,8 @@ export function printM2e(r: M2eResult): void {
   if (dated.length) console.log(`M2E wall-clock dating of the recordings (bench/m2e/dating.ts): chunk delay p90 ${r1(Math.min(...dated))}–${r1(Math.max(...dated))} ms; sink latencies micsink/spk ${lat.join(', ')} ms`);
   if (r.toneCheck) console.log(`M2E tone self-check through A (no Tutti): ${r.toneCheck.seconds} s analysed, ${r.toneCheck.dips} dips, ${r.toneCheck.jumps} jumps`);
   if (r.targets.length) {
-    console.log('\nM2E issue 9\'s targets on this run (bench/m2e/targets.ts; "at the floor": above the target, but no higher than B2 − A, the same path with no network and no Tutti code):');
+    const few = r.rounds.length < 5 ? ` (${r.rounds.length} round${r.rounds.length === 1 ? '' : 's'}: the issue asks for medians over at least 5, \`npm run bench -- --m2e\`)` : '';
+    console.log(`\nM2E issue 9's targets on this run${few} (bench/m2e/targets.ts; "at the floor": above the target, but no higher than B2 − A, the same path with no network and no Tutti code; for glitches, only trims of what our output's stalls left):`);
     console.table(r.targets);
   }
   const odd = [...(r.selfCheck ? [r.selfCheck] : []), ...r.measurements].filter((m) => m.directMissing > 0);
