@@ -200,6 +200,7 @@ export function printM2e(r: M2eResult): void {
       'output stalls': m.app!.outputStalls === undefined ? '?' : `${m.app!.outputStalls} (${m.app!.outputStalledMs} ms)`,
       'sender dropped': m.app!.senderDropped,
       'busy %': m.machineBusyPercent,
+      'steal %': m.hostStealPercent ?? '?',
     })));
   }
   if (cs.length) {
@@ -232,7 +233,7 @@ export function printM2e(r: M2eResult): void {
   if (r.sweep.length) {
     const depthMs = (d: number | null) => (d === null ? 'none' : `${d} (${r1(d * QUANTUM_MS)} ms)`);
     console.log(`\nM2E depth sweep (sustained ${r.config.confirmSeconds} s tone per depth into the sender's microphone; glitches in the recording and in the app's counters): smallest clean depth ${depthMs(r.smallestCleanDepth)}; smallest the playout played clean ${depthMs(r.smallestPlayoutCleanDepth)} (the app counted no glitch but the trim of a stall's backlog, and every dip or jump heard can be the receiver's output's own: its speaker dropouts, which a worklet page here has with no Tutti code, BENCHMARKS "The floor under a clean 60 s tone", and our output's stalls; C clean depth and C clean settled are measured there)`);
-    console.table(r.sweep.map((s) => ({ depth: s.depth, 'tone s': s.seconds, dips: s.dips, jumps: s.jumps, underruns: s.underruns, trimmed: s.trimmed, late: s.late, lost: s.lost, 'speaker dropouts': s.speakerDropouts ?? '?', 'output stalls': `${s.outputStalls ?? '?'} (${s.outputStalledMs ?? '?'} ms)`, clean: s.clean, 'playout clean': s.playoutClean })));
+    console.table(r.sweep.map((s) => ({ depth: s.depth, 'tone s': s.seconds, dips: s.dips, jumps: s.jumps, underruns: s.underruns, trimmed: s.trimmed, late: s.late, lost: s.lost, 'speaker dropouts': s.speakerDropouts ?? '?', 'output stalls': `${s.outputStalls ?? '?'} (${s.outputStalledMs ?? '?'} ms)`, 'steal %': s.hostStealPercent ?? '?', clean: s.clean, 'playout clean': s.playoutClean })));
   }
   const rig = r.selfCheck;
   if (rig) console.log(`\nM2E rig self-check (the sound server's own mic → speaker loop, 5 ms): median ${rig.medianMs} ms, within the run ${range(rig.minMs, rig.maxMs)} ms, ${rig.missing} missing, ${rig.doubled} doubled; dating p90 ${rig.datingP90Ms} ms`);

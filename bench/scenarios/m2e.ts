@@ -11,6 +11,7 @@
 import { DEFAULT_DEPTH, MAX_DEPTH, MIN_DEPTH } from '../../src/shared/constants.ts';
 import { startServer } from '../../tests/support/server.ts';
 import { busyPercent, cpuSnapshot } from '../lib/app.ts';
+import { cpuTimes, stealPercent } from '../../scripts/host-steal.ts';
 import type { M2eConfig } from '../lib/config.ts';
 import { serveBenchPages } from '../lib/pages.ts';
 import { launchOnRig } from '../../tests/support/browsers.ts';
@@ -48,6 +49,13 @@ export interface M2eMeasurement extends ClickMeasurement {
   /** B: the FIFO's underruns and overflows during the recording. */
   fifo: FifoCounters | null;
   machineBusyPercent: number;
+  /**
+   * The share of this virtual machine's CPU its host took during the measurement (/proc/stat's
+   * steal; null where it cannot be read). Bursts of 10-33 % over 10 s come and go here, and every
+   * audio thread on the machine misses its deadlines in them, Tutti's or not (docs/TESTING.md, "A
+   * host that steals CPU"): a glitch in such a window is the machine's before it is anyone's.
+   */
+  hostStealPercent: number | null;
 }
 
 /**
@@ -57,6 +65,8 @@ export interface M2eMeasurement extends ClickMeasurement {
  */
 export interface M2eToneStep extends ToneCounts, ToneVerdict {
   depth: number;
+  /** The host's steal over the tone (M2eMeasurement.hostStealPercent). */
+  hostStealPercent: number | null;
 }
 
 export interface M2eToneCheck {
@@ -178,8 +188,15 @@ function record(run: Run, leadMs?: number): Promise<ClickRecording> {
 
 async function timed(setup: SetupName, round: number | null, depth: M2eMeasurement['depth'], fn: () => Promise<{ m: ClickMeasurement; app?: AppFigures; info?: PathInfo; fifo?: FifoCounters }>): Promise<M2eMeasurement> {
   const c0 = cpuSnapshot();
+  const s0 = cpuTimes();
   const { m, app, info, fifo } = await fn();
-  return { setup, round, depth, ...m, app: app ?? null, info: info ?? null, fifo: fifo ?? null, machineBusyPercent: busyPercent(c0, cpuSnapshot()) };
+  return { setup, round, depth, ...m, app: app ?? null, info: info ?? null, fifo: fifo ?? null, machineBusyPercent: busyPercent(c0, cpuSnapshot()), hostStealPercent: steal(s0) };
+}
+
+/** Percent of the CPU the host took since `s0` (one decimal), or null where /proc/stat has no steal column. */
+function steal(s0: ReturnType<typeof cpuTimes>): number | null {
+  const s1 = cpuTimes();
+  return s0 && s1 ? Math.round(stealPercent(s0, s1) * 10) / 10 : null;
 }
 
 async function measureSetup(run: Run, setup: SetupName, round: number, cleanDepth: number | null): Promise<M2eMeasurement> {
@@ -316,13 +333,15 @@ async function toneThroughA(run: Run, signal: Signal): Promise<M2eToneCheck> {
 async function toneStep(run: Run, pair: TuttiPair, signal: Signal, depth: number): Promise<M2eToneStep> {
   // Into micsink only: a direct copy of the same sine in the recording would add to the browser's
   // copy with a phase-dependent level, and a dropout of the copy could even raise the sum.
+  const s0 = cpuTimes();
   const { result, app } = await appFiguresDuring(pair, () => playAndRecord(run.rig, signal, 'micsink', TAIL_MS));
+  const hostStealPercent = steal(s0);
   const g = measureTone(result);
   const counted = { underruns: app.underruns, trimmed: app.trimmed, late: app.late, lost: app.lost, speakerDropouts: app.speakerDropouts, outputStalls: app.outputStalls, outputStalledMs: app.outputStalledMs };
   const { clean, playoutClean } = toneVerdict({ seconds: g.seconds, dips: g.dips, jumps: g.jumps, ...counted });
-  return { depth, seconds: Math.round(g.seconds * 10) / 10, dips: g.dips, jumps: g.jumps, ...counted, clean, playoutClean };
+  return { depth, seconds: Math.round(g.seconds * 10) / 10, dips: g.dips, jumps: g.jumps, ...counted, clean, playoutClean, hostStealPercent };
 }
 
 function describe(s: M2eToneStep): string {
-  return `${s.dips} dips, ${s.jumps} jumps, app: ${s.underruns} underruns, ${s.trimmed} trimmed, ${s.late} late, ${s.lost} lost, ${s.speakerDropouts ?? '?'} speaker dropouts, ${s.outputStalls} output stalls (${s.outputStalledMs} ms)${s.seconds === 0 ? ', no tone recorded' : ''}`;
+  return `${s.dips} dips, ${s.jumps} jumps, app: ${s.underruns} underruns, ${s.trimmed} trimmed, ${s.late} late, ${s.lost} lost, ${s.speakerDropouts ?? '?'} speaker dropouts, ${s.outputStalls} output stalls (${s.outputStalledMs} ms), host steal ${s.hostStealPercent ?? '?'} %${s.seconds === 0 ? ', no tone recorded' : ''}`;
 }
