@@ -5,6 +5,7 @@ import { QUANTUM_MS } from '../../src/shared/constants.ts';
 import type { M2eMeasurement, M2eResult } from '../scenarios/m2e.ts';
 import { oneWayPerClick } from './one-way-per-click.ts';
 import { spread } from './spread.ts';
+import { PEAK_SECONDS, RETAKE_PEAK_PERCENT } from './steal-watch.ts';
 import { issue9Targets } from './targets.ts';
 
 export interface M2eRound {
@@ -200,7 +201,7 @@ export function printM2e(r: M2eResult): void {
       'output stalls': m.app!.outputStalls === undefined ? '?' : `${m.app!.outputStalls} (${m.app!.outputStalledMs} ms)`,
       'sender dropped': m.app!.senderDropped,
       'busy %': m.machineBusyPercent,
-      'steal %': m.hostStealPercent ?? '?',
+      'steal % (worst 5 s)': stealText(m),
     })));
   }
   if (cs.length) {
@@ -233,7 +234,7 @@ export function printM2e(r: M2eResult): void {
   if (r.sweep.length) {
     const depthMs = (d: number | null) => (d === null ? 'none' : `${d} (${r1(d * QUANTUM_MS)} ms)`);
     console.log(`\nM2E depth sweep (sustained ${r.config.confirmSeconds} s tone per depth into the sender's microphone; glitches in the recording and in the app's counters): smallest clean depth ${depthMs(r.smallestCleanDepth)}; smallest the playout played clean ${depthMs(r.smallestPlayoutCleanDepth)} (the app counted no glitch but the trim of a stall's backlog, and every dip or jump heard can be the receiver's output's own: its speaker dropouts, which a worklet page here has with no Tutti code, BENCHMARKS "The floor under a clean 60 s tone", and our output's stalls; C clean depth and C clean settled are measured there)`);
-    console.table(r.sweep.map((s) => ({ depth: s.depth, 'tone s': s.seconds, dips: s.dips, jumps: s.jumps, underruns: s.underruns, trimmed: s.trimmed, late: s.late, lost: s.lost, 'speaker dropouts': s.speakerDropouts ?? '?', 'output stalls': `${s.outputStalls ?? '?'} (${s.outputStalledMs ?? '?'} ms)`, 'steal %': s.hostStealPercent ?? '?', clean: s.clean, 'playout clean': s.playoutClean })));
+    console.table(r.sweep.map((s) => ({ depth: s.depth, 'tone s': s.seconds, dips: s.dips, jumps: s.jumps, underruns: s.underruns, trimmed: s.trimmed, late: s.late, lost: s.lost, 'speaker dropouts': s.speakerDropouts ?? '?', 'output stalls': `${s.outputStalls ?? '?'} (${s.outputStalledMs ?? '?'} ms)`, 'steal % (worst 5 s)': stealText(s), clean: s.clean, 'playout clean': s.playoutClean })));
   }
   const rig = r.selfCheck;
   if (rig) console.log(`\nM2E rig self-check (the sound server's own mic → speaker loop, 5 ms): median ${rig.medianMs} ms, within the run ${range(rig.minMs, rig.maxMs)} ms, ${rig.missing} missing, ${rig.doubled} doubled; dating p90 ${rig.datingP90Ms} ms`);
@@ -246,8 +247,16 @@ export function printM2e(r: M2eResult): void {
     console.log(`\nM2E issue 9's targets on this run${few} (bench/m2e/targets.ts; "at the floor": above the target, but no higher than B2 − A, the same path with no network and no Tutti code; for glitches, only trims of what our output's stalls left):`);
     console.table(r.targets);
   }
+  if (r.discarded.length) {
+    console.log(`M2E taken again because the host took ${RETAKE_PEAK_PERCENT} % or more of the CPU over ${PEAK_SECONDS} s of them (bench/m2e/steal-watch.ts; kept in the results as "discarded"): ${r.discarded.map((d) => `${'setup' in d ? `${d.setup}${d.round === null ? '' : ` round ${d.round}`}` : `the depth ${d.depth} tone`} (${stealText(d)})`).join(', ')}`);
+  }
   const odd = [...(r.selfCheck ? [r.selfCheck] : []), ...r.measurements].filter((m) => m.directMissing > 0);
   if (odd.length) console.log(`M2E rig warning: ${odd.length} recording(s) lacked direct clicks (the rig's own playback failed): ${odd.map((m) => `${m.setup} round ${m.round ?? '-'}`).join(', ')}`);
+}
+
+/** The host's steal over a measurement, and over its worst PEAK_SECONDS ('?' where not read: runs before 2026-12-06). */
+function stealText(m: { hostStealPercent?: number | null; hostStealPeakPercent?: number | null }): string {
+  return m.hostStealPercent === null || m.hostStealPercent === undefined ? '?' : `${m.hostStealPercent} (${m.hostStealPeakPercent ?? '?'})`;
 }
 
 /** The glitches counted before a window began (null for runs before 2026-11-30). */

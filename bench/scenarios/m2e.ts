@@ -11,7 +11,8 @@
 import { DEFAULT_DEPTH, MAX_DEPTH, MIN_DEPTH } from '../../src/shared/constants.ts';
 import { startServer } from '../../tests/support/server.ts';
 import { busyPercent, cpuSnapshot } from '../lib/app.ts';
-import { cpuTimes, stealPercent } from '../../scripts/host-steal.ts';
+import { waitForQuietHost } from '../../scripts/host-steal.ts';
+import { MAX_RETAKES, PEAK_SECONDS, RETAKE_PEAK_PERCENT, StealWatch } from '../m2e/steal-watch.ts';
 import type { M2eConfig } from '../lib/config.ts';
 import { serveBenchPages } from '../lib/pages.ts';
 import { launchOnRig } from '../../tests/support/browsers.ts';
@@ -51,11 +52,11 @@ export interface M2eMeasurement extends ClickMeasurement {
   machineBusyPercent: number;
   /**
    * The share of this virtual machine's CPU its host took during the measurement (/proc/stat's
-   * steal; null where it cannot be read). Bursts of 10-33 % over 10 s come and go here, and every
-   * audio thread on the machine misses its deadlines in them, Tutti's or not (docs/TESTING.md, "A
-   * host that steals CPU"): a glitch in such a window is the machine's before it is anyone's.
+   * steal), over all of it and over its worst PEAK_SECONDS; null where it cannot be read
+   * (bench/m2e/steal-watch.ts). A measurement with a burst is taken again.
    */
   hostStealPercent: number | null;
+  hostStealPeakPercent: number | null;
 }
 
 /**
@@ -65,8 +66,9 @@ export interface M2eMeasurement extends ClickMeasurement {
  */
 export interface M2eToneStep extends ToneCounts, ToneVerdict {
   depth: number;
-  /** The host's steal over the tone (M2eMeasurement.hostStealPercent). */
+  /** The host's steal over the tone (M2eMeasurement.hostStealPercent, hostStealPeakPercent). */
   hostStealPercent: number | null;
+  hostStealPeakPercent: number | null;
 }
 
 export interface M2eToneCheck {
@@ -97,11 +99,13 @@ export interface M2eResult {
   summary: M2eSummaryRow[];
   /** Issue 9's targets judged on this run (bench/m2e/targets.ts). */
   targets: TargetRow[];
+  /** Measurements and tones taken again because the host took the CPU during them (unlessStolen). */
+  discarded: (M2eMeasurement | M2eToneStep)[];
   seconds: number;
 }
 
 export function emptyM2eResult(config: M2eConfig): M2eResult {
-  return { skipped: null, config, selfCheck: null, toneCheck: null, measurements: [], sweep: [], smallestCleanDepth: null, smallestPlayoutCleanDepth: null, rounds: [], summary: [], targets: [], seconds: 0 };
+  return { skipped: null, config, selfCheck: null, toneCheck: null, measurements: [], sweep: [], smallestCleanDepth: null, smallestPlayoutCleanDepth: null, rounds: [], summary: [], targets: [], discarded: [], seconds: 0 };
 }
 
 /** Fills `out` as it goes (a failure keeps what was measured); `out.skipped` says why it did not run. */
@@ -159,7 +163,7 @@ export async function runM2e(cfg: M2eConfig, log: (s: string) => void, out: M2eR
       const order = [...setups.slice((round - 1) % setups.length), ...setups.slice(0, (round - 1) % setups.length)];
       for (const setup of order) {
         log(`m2e round ${round}/${cfg.rounds}: ${setup}${setup === 'C clean depth' || setup === 'C clean settled' ? ` (${out.smallestPlayoutCleanDepth})` : ''}`);
-        out.measurements.push(await measureSetup(run, setup, round, out.smallestPlayoutCleanDepth));
+        out.measurements.push(await unlessStolen(`round ${round}/${cfg.rounds}: ${setup}`, () => measureSetup(run, setup, round, out.smallestPlayoutCleanDepth), (m) => out.discarded.push(m), log));
         summarise(out);
       }
     }
@@ -188,15 +192,31 @@ function record(run: Run, leadMs?: number): Promise<ClickRecording> {
 
 async function timed(setup: SetupName, round: number | null, depth: M2eMeasurement['depth'], fn: () => Promise<{ m: ClickMeasurement; app?: AppFigures; info?: PathInfo; fifo?: FifoCounters }>): Promise<M2eMeasurement> {
   const c0 = cpuSnapshot();
-  const s0 = cpuTimes();
-  const { m, app, info, fifo } = await fn();
-  return { setup, round, depth, ...m, app: app ?? null, info: info ?? null, fifo: fifo ?? null, machineBusyPercent: busyPercent(c0, cpuSnapshot()), hostStealPercent: steal(s0) };
+  const watch = new StealWatch().start();
+  try {
+    const { m, app, info, fifo } = await fn();
+    const steal = watch.stop();
+    return { setup, round, depth, ...m, app: app ?? null, info: info ?? null, fifo: fifo ?? null, machineBusyPercent: busyPercent(c0, cpuSnapshot()), hostStealPercent: steal?.meanPercent ?? null, hostStealPeakPercent: steal?.peakPercent ?? null };
+  } finally {
+    watch.stop();
+  }
 }
 
-/** Percent of the CPU the host took since `s0` (one decimal), or null where /proc/stat has no steal column. */
-function steal(s0: ReturnType<typeof cpuTimes>): number | null {
-  const s1 = cpuTimes();
-  return s0 && s1 ? Math.round(stealPercent(s0, s1) * 10) / 10 : null;
+/**
+ * `measure` again, after a quiet window, while the host took RETAKE_PEAK_PERCENT or more of the CPU
+ * over PEAK_SECONDS of it and `spoilt` says the burst can have changed it (at most MAX_RETAKES
+ * times; the last one stands). What was taken again
+ * goes to `discard` (M2eResult.discarded: kept in the results and counted in the report).
+ */
+async function unlessStolen<T extends { hostStealPeakPercent: number | null }>(what: string, measure: () => Promise<T>, discard: (m: T) => void, log: (s: string) => void, spoilt: (m: T) => boolean = () => true): Promise<T> {
+  let m = await measure();
+  for (let k = 0; k < MAX_RETAKES && (m.hostStealPeakPercent ?? 0) >= RETAKE_PEAK_PERCENT && spoilt(m); k++) {
+    log(`m2e ${what}: the host took ${m.hostStealPeakPercent} % of the CPU over ${PEAK_SECONDS} s of it; measured again after a quiet window`);
+    discard(m);
+    await waitForQuietHost(3);
+    m = await measure();
+  }
+  return m;
 }
 
 async function measureSetup(run: Run, setup: SetupName, round: number, cleanDepth: number | null): Promise<M2eMeasurement> {
@@ -297,7 +317,9 @@ async function sweepDepth(run: Run, confirm: Signal, log: (s: string) => void, o
         const { result, app } = await appFiguresDuring(pair, () => record(run));
         return { m: measureClicks(result, cfg.clicks, CLICKS.periodS), app };
       }));
-      const step = await toneStep(run, pair, confirm, depth);
+      // A tone that glitched while the host took the CPU is played again (a clean one stands: the
+      // burst can only have added glitches).
+      const step = await unlessStolen(`depth ${depth} tone`, () => toneStep(run, pair, confirm, depth), (t) => out.discarded.push(t), log, (t) => !t.clean);
       out.sweep.push(step);
       const verdict = step.clean ? 'clean' : step.playoutClean ? 'played clean, heard the speaker drop out' : 'not clean';
       log(`m2e depth ${depth}: ${cfg.confirmSeconds} s tone ${verdict}${step.clean ? '' : ` (${describe(step)})`}`);
@@ -333,15 +355,15 @@ async function toneThroughA(run: Run, signal: Signal): Promise<M2eToneCheck> {
 async function toneStep(run: Run, pair: TuttiPair, signal: Signal, depth: number): Promise<M2eToneStep> {
   // Into micsink only: a direct copy of the same sine in the recording would add to the browser's
   // copy with a phase-dependent level, and a dropout of the copy could even raise the sum.
-  const s0 = cpuTimes();
-  const { result, app } = await appFiguresDuring(pair, () => playAndRecord(run.rig, signal, 'micsink', TAIL_MS));
-  const hostStealPercent = steal(s0);
+  const watch = new StealWatch().start();
+  const { result, app } = await appFiguresDuring(pair, () => playAndRecord(run.rig, signal, 'micsink', TAIL_MS)).finally(() => watch.stop());
+  const steal = watch.stop();
   const g = measureTone(result);
   const counted = { underruns: app.underruns, trimmed: app.trimmed, late: app.late, lost: app.lost, speakerDropouts: app.speakerDropouts, outputStalls: app.outputStalls, outputStalledMs: app.outputStalledMs };
   const { clean, playoutClean } = toneVerdict({ seconds: g.seconds, dips: g.dips, jumps: g.jumps, ...counted });
-  return { depth, seconds: Math.round(g.seconds * 10) / 10, dips: g.dips, jumps: g.jumps, ...counted, clean, playoutClean, hostStealPercent };
+  return { depth, seconds: Math.round(g.seconds * 10) / 10, dips: g.dips, jumps: g.jumps, ...counted, clean, playoutClean, hostStealPercent: steal?.meanPercent ?? null, hostStealPeakPercent: steal?.peakPercent ?? null };
 }
 
 function describe(s: M2eToneStep): string {
-  return `${s.dips} dips, ${s.jumps} jumps, app: ${s.underruns} underruns, ${s.trimmed} trimmed, ${s.late} late, ${s.lost} lost, ${s.speakerDropouts ?? '?'} speaker dropouts, ${s.outputStalls} output stalls (${s.outputStalledMs} ms), host steal ${s.hostStealPercent ?? '?'} %${s.seconds === 0 ? ', no tone recorded' : ''}`;
+  return `${s.dips} dips, ${s.jumps} jumps, app: ${s.underruns} underruns, ${s.trimmed} trimmed, ${s.late} late, ${s.lost} lost, ${s.speakerDropouts ?? '?'} speaker dropouts, ${s.outputStalls} output stalls (${s.outputStalledMs} ms), host steal ${s.hostStealPercent ?? '?'} % (${s.hostStealPeakPercent ?? '?'} % at worst)${s.seconds === 0 ? ', no tone recorded' : ''}`;
 }

@@ -18,7 +18,7 @@ function app(over: Partial<AppFigures> = {}): AppFigures {
 
 function m(setup: SetupName, round: number, medianMs: number, a: AppFigures | null = null, rig: [number, number] = [40, 70]): M2eMeasurement {
   return {
-    setup, round, depth: a ? (a.adaptive ? 'auto' : a.depth) : null, app: a, info: null, fifo: null, machineBusyPercent: 40, hostStealPercent: 0,
+    setup, round, depth: a ? (a.adaptive ? 'auto' : a.depth) : null, app: a, info: null, fifo: null, machineBusyPercent: 40, hostStealPercent: 0, hostStealPeakPercent: 0,
     gapsMs: [medianMs], heardAtMs: [null], medianMs, minMs: medianMs, maxMs: medianMs, p10Ms: medianMs, p90Ms: medianMs,
     missing: 0, doubled: 0, strays: 0, directMissing: 0, slopeMsPerS: 0, mouthRatePpm: rig[0], speakerRatePpm: rig[1],
     datingP90Ms: 1, mouthSinkLatencyMs: 21.3, speakerSinkLatencyMs: 10.7,
