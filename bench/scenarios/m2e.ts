@@ -213,7 +213,7 @@ async function unlessStolen<T extends { hostStealPeakPercent: number | null }>(w
   for (let k = 0; k < MAX_RETAKES && (m.hostStealPeakPercent ?? 0) >= RETAKE_PEAK_PERCENT && spoilt(m); k++) {
     log(`m2e ${what}: the host took ${m.hostStealPeakPercent} % of the CPU over ${PEAK_SECONDS} s of it; measured again after a quiet window`);
     discard(m);
-    await waitForQuietHost(3);
+    await waitForQuietHost(2);
     m = await measure();
   }
   return m;
