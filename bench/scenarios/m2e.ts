@@ -205,8 +205,8 @@ async function timed(setup: SetupName, round: number | null, depth: M2eMeasureme
 /**
  * `measure` again, after a quiet window, while the host took RETAKE_PEAK_PERCENT or more of the CPU
  * over PEAK_SECONDS of it and `spoilt` says the burst can have changed it (at most MAX_RETAKES
- * times; the last one stands). What was taken again
- * goes to `discard` (M2eResult.discarded: kept in the results and counted in the report).
+ * times; the last one stands). What was taken again goes to `discard` (M2eResult.discarded: kept
+ * in the results and counted in the report).
  */
 async function unlessStolen<T extends { hostStealPeakPercent: number | null }>(what: string, measure: () => Promise<T>, discard: (m: T) => void, log: (s: string) => void, spoilt: (m: T) => boolean = () => true): Promise<T> {
   let m = await measure();
