@@ -6,7 +6,7 @@ import type { M2eMeasurement, M2eResult } from '../scenarios/m2e.ts';
 import { oneWayPerClick } from './one-way-per-click.ts';
 import { spread } from './spread.ts';
 import { PEAK_SECONDS, RETAKE_PEAK_PERCENT } from './steal-watch.ts';
-import { issue9Targets } from './targets.ts';
+import { issue9Targets, rigDriftPpm } from './targets.ts';
 
 export interface M2eRound {
   round: number;
@@ -194,7 +194,7 @@ export function printM2e(r: M2eResult): void {
       'clicks with a figure': m.heardAtMs && m.app!.oneWaySeconds ? oneWayPerClick(m.heardAtMs, m.gapsMs, m.app!.oneWaySeconds).clicks : null,
       'rtt ms': m.app!.rttMs,
       'drift ppm': m.app!.driftPpm === null || m.app!.driftMinPpm === m.app!.driftMaxPpm ? m.app!.driftPpm : `${m.app!.driftPpm} (${m.app!.driftMinPpm}…${m.app!.driftMaxPpm})`,
-      'rig drift ppm': m.mouthRatePpm === null || m.speakerRatePpm === null ? null : r1(((1 + m.mouthRatePpm * 1e-6) / (1 + m.speakerRatePpm * 1e-6) - 1) * 1e6),
+      'rig drift ppm': r1(rigDriftPpm(m)),
       'underruns/trimmed/late/lost': `${m.app!.underruns}/${m.app!.trimmed}/${m.app!.late}/${m.app!.lost}`,
       'before it': beforeWindow(m),
       'speaker dropouts': m.app!.speakerDropouts === null ? '?' : `${m.app!.speakerDropouts} (${m.app!.speakerDropoutMs} ms)`,
