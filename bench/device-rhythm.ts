@@ -41,6 +41,8 @@ export interface RhythmOptions {
   micSinceMs?: number;
   /** Our output device's clock against the wall clock (the sender's samples keep wall time), ppm. Default 150. */
   outPpm?: number;
+  /** Publish the controller's sustainedAbove() (the start-up's burst left to the rate); false: trimAbove() alone, as before 2026-12-07. Default yes. */
+  sustainedAboveStart?: boolean;
   /** A passing bump of extra delivery delay at the start, ms at its peak (0.5 s → peak at 2 s → gone at 5.5 s; 5 of 24 traced joins on the rig). Default none. */
   bumpMs?: number;
 }
@@ -59,6 +61,8 @@ export interface RhythmResult {
   lowMin: number;
   /** Underruns and late frames in the first 30 s (the join, before the rhythm has been seen twice). */
   startGlitches: number;
+  /** Quanta trimmed in the first 30 s. */
+  startTrimmed: number;
   /** Capture stamp → playout over the first 20 s after the first 3 s, ms (what set-up C records). */
   startDelayMean: number;
 }
@@ -100,6 +104,7 @@ export function simulateRhythm(o: RhythmOptions): RhythmResult {
   let lowMin = Infinity;
   let base = { underruns: 0, late: 0, trimmed: 0 };
   let startGlitches = -1;
+  let startTrimmed = -1;
   let startSum = 0;
   let startN = 0;
   // Step through wall time in 0.25 ms ticks: deliveries, renders and control happen in order.
@@ -156,8 +161,12 @@ export function simulateRhythm(o: RhythmOptions): RhythmResult {
       ctl.update(ms, w.counters.late + w.playCounter(PEER_I32.UNDERRUNS));
       if (ctl.target !== w.depthTarget) w.setDepth(ctl.target);
       w.setTrimAbove(ctl.trimAbove());
+      w.setSustainedAbove(o.sustainedAboveStart === false ? ctl.trimAbove() : ctl.sustainedAbove());
       w.setRate(ctl.rate);
-      if (ms < 30_000) startGlitches = w.counters.late + w.playCounter(PEER_I32.UNDERRUNS);
+      if (ms < 30_000) {
+        startGlitches = w.counters.late + w.playCounter(PEER_I32.UNDERRUNS);
+        startTrimmed = w.playCounter(PEER_I32.TRIMMED);
+      }
       if (ms < tailMs) base = { underruns: w.playCounter(PEER_I32.UNDERRUNS), late: w.counters.late, trimmed: w.playCounter(PEER_I32.TRIMMED) };
     }
   }
@@ -172,6 +181,7 @@ export function simulateRhythm(o: RhythmOptions): RhythmResult {
     relief: ctl.relief(),
     lowMin,
     startGlitches,
+    startTrimmed,
     startDelayMean: startSum / startN,
   };
 }

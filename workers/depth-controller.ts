@@ -487,8 +487,24 @@ export class DepthController {
   }
 
   /**
+   * The excess over the target the worklet's sustained rule alone leaves to the rate
+   * (PEER_I32.SUSTAINED_ABOVE): trimAbove(), and while the start-up floor holds a burst for the
+   * recurring step not yet seen (startStep), that burst's step too. In a join's first seconds the
+   * level can sit a burst up (the sender's delivery ramp, a passing bump of its delay) before the
+   * rhythm's late buffer takes a burst back: trimming it there left the buffer a burst short when
+   * that came (bench/device-rhythm.ts: 4 quanta trimmed in a join's first 30 s in 14 of 126
+   * simulated joins; on the rig a trim of 4 at a target of 11, ~4 s after a join, and the level
+   * at 3.6 quanta a second later). Not the stall trim's floor: a stall's backlog still goes at once.
+   */
+  sustainedAbove(): number {
+    if (!this.adaptive) return 0;
+    const s = this.startStep();
+    return Math.max(this.trimAbove(), s >= 1 ? Math.min(MAX_DEPTH, Math.ceil(s) + 1) : 0);
+  }
+
+  /**
    * Quanta of backlog the worklet is about to trim: by its rule (worklets/peer-playout.ts,
-   * watchExcess), a low point more than max(TRIM_EXCESS, trimAbove()) quanta over the target,
+   * watchExcess), a low point more than max(TRIM_EXCESS, sustainedAbove()) quanta over the target,
    * sustained for about 0.3 s, is cut to one quantum over it. So the newest window's excess over
    * target + 1 (in whole quanta, as the worklet counts) when it is over that limit by more than a
    * quantum, else 0. The one-way reports (workers/one-way-reports.ts)
@@ -501,7 +517,7 @@ export class DepthController {
     // One quantum of margin: an excess just over the limit dips back under it now and then, which
     // restarts the worklet's count, and may never be trimmed (drained by the rate instead, over a
     // second or two); predicting its trim then reported up to 16 ms too little for that long.
-    return excess > Math.max(TRIM_EXCESS, this.trimAbove()) + 1 ? excess - 1 : 0;
+    return excess > Math.max(TRIM_EXCESS, this.sustainedAbove()) + 1 ? excess - 1 : 0;
   }
 
   /** About every 100 ms, with the peer's total late + underrun count. */

@@ -95,6 +95,7 @@ export class JitterWriter {
     Atomics.store(i, v.peerI32(peer, PEER_I32.TARGET_DEPTH), this.depth);
     Atomics.store(i, v.peerI32(peer, PEER_I32.MUTED), 0);
     Atomics.store(i, v.peerI32(peer, PEER_I32.TRIM_ABOVE), 0);
+    Atomics.store(i, v.peerI32(peer, PEER_I32.SUSTAINED_ABOVE), 0);
     Atomics.store(i, v.peerI32(peer, PEER_I32.TRIM_NOW), 0);
     Atomics.store(i, v.peerI32(peer, PEER_I32.TRACK), track | 0);
     for (const f of [PEER_I32.PLAYED, PEER_I32.MISSED, PEER_I32.CONCEALED, PEER_I32.UNDERRUNS, PEER_I32.FILL_COUNT, PEER_I32.TRIMMED]) Atomics.store(i, v.peerI32(peer, f), 0);
@@ -119,6 +120,11 @@ export class JitterWriter {
   /** The excess the worklet lets the low point keep without a trim (PEER_I32.TRIM_ABOVE). */
   setTrimAbove(quanta: number): void {
     Atomics.store(this.v.i32, this.v.peerI32(this.peer, PEER_I32.TRIM_ABOVE), quanta | 0);
+  }
+
+  /** The excess the worklet's sustained rule alone lets the low point keep (PEER_I32.SUSTAINED_ABOVE). */
+  setSustainedAbove(quanta: number): void {
+    Atomics.store(this.v.i32, this.v.peerI32(this.peer, PEER_I32.SUSTAINED_ABOVE), quanta | 0);
   }
 
   /** Trim a backlog of up to `quanta` at the next fill window (PEER_I32.TRIM_NOW): this machine stalled. */

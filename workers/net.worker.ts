@@ -235,6 +235,7 @@ class NetWorker {
       if (p.controller.target !== w.depthTarget) w.setDepth(p.controller.target);
       w.setRate(p.controller.rate);
       w.setTrimAbove(p.controller.trimAbove());
+      w.setSustainedAbove(p.controller.sustainedAbove());
       if (__TUTTI_TEST__ && self.__tuttiTap) {
         self.__tuttiTap.onSteer(p.id, [performance.timeOrigin + now, lows, w.playCounter(PEER_I32.TRIMMED), w.playCounter(PEER_I32.UNDERRUNS), w.playCounter(PEER_I32.MISSED), +p.controller.rate.toFixed(4), p.controller.target, p.lastTrimAsked]);
         p.lastTrimAsked = 0;

@@ -267,7 +267,7 @@ export class PeerPlayout {
   /**
    * After each fill window: if net asked (PEER_I32.TRIM_NOW, a stall of this machine), trim the
    * excess at once, and what more of it shows over the next TRIM_NOW_WINDOWS windows, up to the
-   * quanta asked. Else if the low point has stayed more than TRIM_ABOVE (at least
+   * quanta asked. Else if the low point has stayed more than SUSTAINED_ABOVE (at least TRIM_ABOVE, at least
    * TRIM_EXCESS) quanta above the target for TRIM_SUSTAINED_WINDOWS windows, ask for a trim down to
    * one quantum over the target (the rate controller does the rest). Nothing network jitter does
    * keeps the low point that high for that long, since the low point is where the jitter has
@@ -311,7 +311,8 @@ export class PeerPlayout {
         return;
       }
     }
-    if (excess <= TRIM_EXCESS || excess <= above || this.holding || this.outage) {
+    const sustainedAbove = Math.max(above, Atomics.load(v.i32, v.peerI32(this.p, PEER_I32.SUSTAINED_ABOVE)));
+    if (excess <= TRIM_EXCESS || excess <= sustainedAbove || this.holding || this.outage) {
       this.highWindows = 0;
       return;
     }

@@ -353,7 +353,17 @@ export const PEER_I32 = {
    * exchange).
    */
   TRIM_NOW: 34,
-  SIZE: 35,
+  /**
+   * W net (Atomics.store): the excess over TARGET_DEPTH (quanta) the sustained rule alone lets the
+   * low point keep without a trim: TRIM_ABOVE, and while the depth controller's start-up floor
+   * holds one burst of arrivals for a recurring step not yet seen, that burst's step too
+   * (workers/depth-controller.ts, sustainedAbove): a level a burst up in a join's first seconds
+   * comes down with the rhythm's late buffer, and trimming it left the buffer a burst short
+   * then. The stall trim (TRIM_NOW) does not read it: a stall's backlog goes as before. R play,
+   * after each fill window; 0 reads as TRIM_ABOVE.
+   */
+  SUSTAINED_ABOVE: 35,
+  SIZE: 36,
 } as const;
 
 /** Quanta per fill window (43 ms) and windows in the ring (340 ms: net reads at 10 Hz). */
