@@ -200,6 +200,7 @@ export function printM2e(r: M2eResult): void {
       'speaker dropouts': m.app!.speakerDropouts === null ? '?' : `${m.app!.speakerDropouts} (${m.app!.speakerDropoutMs} ms)`,
       'output stalls': m.app!.outputStalls === undefined ? '?' : `${m.app!.outputStalls} (${m.app!.outputStalledMs} ms)`,
       'sender dropped': m.app!.senderDropped,
+      'sender stalls': m.app!.senderOutputStalls === undefined ? '?' : `${m.app!.senderOutputStalls} (${m.app!.senderOutputStalledMs} ms)`,
       'busy %': m.machineBusyPercent,
       'steal % (worst 5 s)': stealText(m),
     })));

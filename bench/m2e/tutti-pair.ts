@@ -111,6 +111,17 @@ export interface AppFigures {
   outputStalledMs: number;
   /** Frames the sender did not send to the receiver during the window (its congestion rule). */
   senderDropped: number;
+  /**
+   * The sender's own output stalls during the window, as its speaker dating saw them (the same
+   * StatsMessage.outputStalls, read from the sender's page before and after), and the time they
+   * lost, ms. The sender's capture and sends run on its output's render clock, so while that
+   * stalls nothing is sent: the receiver sees a gap in the arrivals as long as the stall, and an
+   * underrun where the gap outlasts its buffer. Missing (older results): none known.
+   */
+  senderOutputStalls?: number;
+  senderOutputStalledMs?: number;
+  /** The sender's speaker dropouts during the window (null where the browser does not tell). */
+  senderSpeakerDropouts?: number | null;
   framesPerSecond: number | null;
   /** The drift figure's lowest and highest value during the window (null before it is shown). */
   driftMinPpm: number | null;
@@ -184,6 +195,7 @@ export async function appFiguresDuring<T>(pair: TuttiPair, during: () => Promise
   const outFirst = window[0]?.output ?? null;
   const outLast = window[window.length - 1]?.output ?? null;
   const stalls = stallsBetween(window[0], window[window.length - 1]);
+  const senderStalls = stallsBetween(before ?? undefined, after ?? undefined);
   return {
     result: result!,
     app: {
@@ -214,6 +226,9 @@ export async function appFiguresDuring<T>(pair: TuttiPair, during: () => Promise
       outputStalls: stalls.count,
       outputStalledMs: stalls.lostMs,
       senderDropped: (after?.peers[0]?.sendDropped ?? 0) - (before?.peers[0]?.sendDropped ?? 0),
+      senderOutputStalls: senderStalls.count,
+      senderOutputStalledMs: senderStalls.lostMs,
+      senderSpeakerDropouts: before?.output && after?.output ? after.output.events - before.output.events : null,
       framesPerSecond: last?.framesPerSecond ?? null,
       driftMinPpm: drifts.length ? Math.min(...drifts) : null,
       driftMaxPpm: drifts.length ? Math.max(...drifts) : null,

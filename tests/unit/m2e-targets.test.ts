@@ -102,4 +102,13 @@ test('glitches at the default: only trims of what our output\'s stalls left are 
   join.app.underruns = 1;
   summarise(r);
   assert.equal(r.targets[4]!.verdict, 'not met', 'an underrun is never the output\'s');
+  join.app.senderOutputStalls = 1;
+  join.app.senderOutputStalledMs = 32; // a gap of 12 quanta + 1 in the arrivals
+  join.app.underruns = 2;
+  summarise(r);
+  assert.equal(r.targets[4]!.verdict, 'at the floor', 'an underrun within the gap the sender\'s own stall made');
+  assert.match(r.targets[4]!.figure, /the sender's 1/);
+  join.app.underruns = 14;
+  summarise(r);
+  assert.equal(r.targets[4]!.verdict, 'not met', 'an underrun beyond that gap is the playout\'s own');
 });
