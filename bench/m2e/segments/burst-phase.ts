@@ -10,6 +10,11 @@
 //   render         our output's render count against the wall clock, detrended, less its median
 //                  (quanta; the highest reading of the second: a render that pulls late shows
 //                  as a fall);
+//   arrival gap, send gap, transit over median
+//                  the second's largest gap between arrivals and between the sender's
+//                  sequence moving on (ms), and its highest transit (arrival − capture stamp)
+//                  over the second's median: where a gap in the arrivals comes from (each
+//                  over GAP_SHOWN_MS is also logged as it is found);
 //   to render      the median time from a delivery (the first packet after a 5 ms gap) to our
 //                  next render (ms): the phase of the sender's bursts against our renders.
 // A rise of the held level with arrivals, sends and render on their lines is the phase: see
@@ -24,6 +29,8 @@ import { joinPair } from '../tutti-pair.ts';
 import { med, r2, slope } from './lib.ts';
 
 const QUANTUM_MS = 128 / 48;
+/** An arrival gap longer than this is logged with the sender's and the transit's view of it, ms (a delivery every 21.3 ms is the rhythm). */
+const GAP_SHOWN_MS = 26;
 /** A gap between arrivals longer than this starts a delivery, ms. */
 const DELIVERY_GAP_MS = 5;
 
@@ -95,7 +102,7 @@ export async function burstPhase(rig: Rig, joins: number, seconds: number, log: 
           const t = (self as unknown as { __tuttiTap?: import('../../../workers/test-tap.ts').Tap }).__tuttiTap;
           const [id] = [...t!.oneWay.keys()];
           const l = t!.oneWay.get(id!)!.toJSON();
-          return { seqs: l.seqs, arrivalMs: l.arrivalMs };
+          return { seqs: l.seqs, arrivalMs: l.arrivalMs, transitMs: l.transitMs };
         });
         const t0 = recv.t[0]!;
         // Render count against the wall clock, detrended by its own slope (our output's clock).
@@ -127,9 +134,32 @@ export async function burstPhase(rig: Rig, joins: number, seconds: number, log: 
             const r = lastAtOrBelow(renders, arr[i]!) + 1;
             if (r < renders.length) toRender.push(renders[r]! - arr[i]!);
           }
+          // The second's largest gap between arrivals, and between the sender's sequence moving
+          // on (its sends), ms; the highest transit (arrival − capture stamp) over the second's
+          // median: a gap in the arrivals with the sends going on is the transport's or the
+          // receiver's, one with the sends stalled too is the sender's.
+          const gapOf = (ts: readonly number[], idx: readonly number[], moved: (i: number) => boolean) => {
+            let g = 0;
+            for (const i of idx) if (i > 0 && moved(i)) g = Math.max(g, ts[i]! - ts[i - 1]!);
+            return g;
+          };
+          let lastMove = -1;
+          let sendGap = 0;
+          for (const i of si) {
+            if (i > 0 && send.a[i] !== send.a[i - 1]) {
+              if (lastMove >= 0) sendGap = Math.max(sendGap, send.t[i]! - send.t[lastMove]!);
+              lastMove = i;
+            }
+          }
+          const transit = ai.map((i) => tap.transitMs[i]!);
+          const arrivalGap = gapOf(arr, ai, () => true);
+          if (arrivalGap > GAP_SHOWN_MS) log(`join ${j}, ${s} s: arrivals stopped ${r2(arrivalGap)} ms; the sender's sequence at most ${r2(sendGap)} ms without moving; transit highest ${r2(Math.max(...transit))} ms against a median of ${r2(med(transit))}`);
           rows.push({
             join: j,
             s,
+            'arrival gap': r2(arrivalGap),
+            'send gap': r2(sendGap),
+            'transit over median': r2(Math.max(...transit) - med(transit)),
             held: r2(recv.b[ri.at(-1)!]!),
             arrivals: r2(Math.min(...ai.map(arrBySeq)) - arr0),
             sends: r2(Math.min(...si.map(sendBySeq)) - send0),
