@@ -16,7 +16,8 @@
 //                  over the second's median: where a gap in the arrivals comes from (each
 //                  over GAP_SHOWN_MS is also logged as it is found);
 //   sender pause   the largest pause of the sender's sampler over the second (ms): its network
-//                  worker not running, where a send gap is not the microphone's;
+//                  worker not running, where a send gap is not the microphone's; receiver
+//                  pause the same in the receiver's worker, where an arrival gap is after the send;
 //   to render      the median time from a delivery (the first packet after a 5 ms gap) to our
 //                  next render (ms): the phase of the sender's bursts against our renders.
 // A rise of the held level with arrivals, sends and render on their lines is the phase: see
@@ -156,15 +157,17 @@ export async function burstPhase(rig: Rig, joins: number, seconds: number, log: 
           // The sender's worker itself: its sampler's largest pause over the second (a worker that
           // does not run samples nothing; one waiting for the microphone samples on every ~4 ms).
           const senderPause = gapOf(send.t, si, () => true);
+          const receiverPause = gapOf(recv.t, ri, () => true);
           const transit = ai.map((i) => tap.transitMs[i]!);
           const arrivalGap = gapOf(arr, ai, () => true);
-          if (arrivalGap > GAP_SHOWN_MS) log(`join ${j}, ${s} s: arrivals stopped ${r2(arrivalGap)} ms; the sender's sequence at most ${r2(sendGap)} ms without moving (its worker paused at most ${r2(senderPause)} ms); transit highest ${r2(Math.max(...transit))} ms against a median of ${r2(med(transit))}`);
+          if (arrivalGap > GAP_SHOWN_MS) log(`join ${j}, ${s} s: arrivals stopped ${r2(arrivalGap)} ms; the sender's sequence at most ${r2(sendGap)} ms without moving (its worker paused at most ${r2(senderPause)} ms); transit highest ${r2(Math.max(...transit))} ms against a median of ${r2(med(transit))}; the receiver's worker paused at most ${r2(receiverPause)} ms`);
           rows.push({
             join: j,
             s,
             'arrival gap': r2(arrivalGap),
             'send gap': r2(sendGap),
             'sender pause': r2(senderPause),
+            'receiver pause': r2(receiverPause),
             'transit over median': r2(Math.max(...transit) - med(transit)),
             held: r2(recv.b[ri.at(-1)!]!),
             arrivals: r2(Math.min(...ai.map(arrBySeq)) - arr0),
