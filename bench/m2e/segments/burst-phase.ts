@@ -141,9 +141,9 @@ export async function burstPhase(rig: Rig, joins: number, seconds: number, log: 
           // on (its sends), ms; the highest transit (arrival − capture stamp) over the second's
           // median: a gap in the arrivals with the sends going on is the transport's or the
           // receiver's, one with the sends stalled too is the sender's.
-          const gapOf = (ts: readonly number[], idx: readonly number[], moved: (i: number) => boolean) => {
+          const gapOf = (ts: readonly number[], idx: readonly number[]) => {
             let g = 0;
-            for (const i of idx) if (i > 0 && moved(i)) g = Math.max(g, ts[i]! - ts[i - 1]!);
+            for (const i of idx) if (i > 0) g = Math.max(g, ts[i]! - ts[i - 1]!);
             return g;
           };
           let lastMove = -1;
@@ -156,10 +156,10 @@ export async function burstPhase(rig: Rig, joins: number, seconds: number, log: 
           }
           // The sender's worker itself: its sampler's largest pause over the second (a worker that
           // does not run samples nothing; one waiting for the microphone samples on every ~4 ms).
-          const senderPause = gapOf(send.t, si, () => true);
-          const receiverPause = gapOf(recv.t, ri, () => true);
+          const senderPause = gapOf(send.t, si);
+          const receiverPause = gapOf(recv.t, ri);
           const transit = ai.map((i) => tap.transitMs[i]!);
-          const arrivalGap = gapOf(arr, ai, () => true);
+          const arrivalGap = gapOf(arr, ai);
           if (arrivalGap > GAP_SHOWN_MS) log(`join ${j}, ${s} s: arrivals stopped ${r2(arrivalGap)} ms; the sender's sequence at most ${r2(sendGap)} ms without moving (its worker paused at most ${r2(senderPause)} ms); transit highest ${r2(Math.max(...transit))} ms against a median of ${r2(med(transit))}; the receiver's worker paused at most ${r2(receiverPause)} ms`);
           rows.push({
             join: j,
