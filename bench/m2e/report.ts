@@ -245,7 +245,7 @@ export function printM2e(r: M2eResult): void {
   if (r.toneCheck) console.log(`M2E tone self-check through A (no Tutti): ${r.toneCheck.seconds} s analysed, ${r.toneCheck.dips} dips, ${r.toneCheck.jumps} jumps`);
   if (r.targets.length) {
     const few = r.rounds.length < 5 ? ` (${r.rounds.length} round${r.rounds.length === 1 ? '' : 's'}: the issue asks for medians over at least 5, \`npm run bench -- --m2e\`)` : '';
-    console.log(`\nM2E issue 9's targets on this run${few} (bench/m2e/targets.ts; "at the floor": above the target, but no higher than B2 − A, the same path with no network and no Tutti code; for glitches, only trims of what our output's stalls left and underruns within the gap the sender's own output stalls left):`);
+    console.log(`\nM2E issue 9's targets on this run${few} (bench/m2e/targets.ts; "at the floor": above the target, but no higher than B2 − A, the same path with no network and no Tutti code; for glitches, only trims of what our output's stalls left):`);
     console.table(r.targets);
   }
   if (r.discarded.length) {

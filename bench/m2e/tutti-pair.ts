@@ -114,9 +114,10 @@ export interface AppFigures {
   /**
    * The sender's own output stalls during the window, as its speaker dating saw them (the same
    * StatsMessage.outputStalls, read from the sender's page before and after), and the time they
-   * lost, ms. The sender's capture and sends run on its output's render clock, so while that
-   * stalls nothing is sent: the receiver sees a gap in the arrivals as long as the stall, and an
-   * underrun where the gap outlasts its buffer. Missing (older results): none known.
+   * lost, ms. Evidence only: the sender reads its microphone in its network worker
+   * (MediaStreamTrackProcessor), not on its output's clock, so its sends need not stop with it; a
+   * stall of both outputs in the same second points at the sound server. Missing (older results):
+   * none known.
    */
   senderOutputStalls?: number;
   senderOutputStalledMs?: number;

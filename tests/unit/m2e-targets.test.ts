@@ -103,12 +103,8 @@ test('glitches at the default: only trims of what our output\'s stalls left are 
   summarise(r);
   assert.equal(r.targets[4]!.verdict, 'not met', 'an underrun is never the output\'s');
   join.app.senderOutputStalls = 1;
-  join.app.senderOutputStalledMs = 32; // a gap of 12 quanta + 1 in the arrivals
-  join.app.underruns = 2;
+  join.app.senderOutputStalledMs = 32;
   summarise(r);
-  assert.equal(r.targets[4]!.verdict, 'at the floor', 'an underrun within the gap the sender\'s own stall made');
+  assert.equal(r.targets[4]!.verdict, 'not met', 'the sender\'s output stalls do not excuse an underrun: its sends do not run on that clock');
   assert.match(r.targets[4]!.figure, /the sender's 1/);
-  join.app.underruns = 14;
-  summarise(r);
-  assert.equal(r.targets[4]!.verdict, 'not met', 'an underrun beyond that gap is the playout\'s own');
 });
