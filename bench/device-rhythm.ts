@@ -45,6 +45,13 @@ export interface RhythmOptions {
   sustainedAboveStart?: boolean;
   /** A passing bump of extra delivery delay at the start, ms at its peak (0.5 s → peak at 2 s → gone at 5.5 s; 5 of 24 traced joins on the rig). Default none. */
   bumpMs?: number;
+  /**
+   * Capture buffers handed over late and then caught up (the next comes on its time, so two arrive
+   * together; the lag does not step): per minute on average, each late by minMs–maxMs. The rig's
+   * phase traces (docs/BENCHMARKS.md, "Late hand-overs") saw 0–4 a minute in a quiet hour, 6–24 in
+   * a busy one, 5–20 ms late, now and then in runs of several seconds. Default none.
+   */
+  hiccups?: { perMinute: number; minMs: number; maxMs: number };
 }
 
 export interface RhythmResult {
@@ -115,6 +122,7 @@ export function simulateRhythm(o: RhythmOptions): RhythmResult {
         const captured = (buffer + 1) * bufferMs;
         const early = o.sawSeconds > 0 ? ((captured / 1000 + (o.phaseS ?? 0)) % o.sawSeconds) * 1 : 0; // 1000 ppm: 1 ms per s
         nextDelivery = captured + BASE_MS - early + o.jitterMs * rng() + bump(captured, o.bumpMs ?? 0);
+        if (o.hiccups && rng() < (o.hiccups.perMinute * bufferMs) / 60_000) nextDelivery += o.hiccups.minMs + (o.hiccups.maxMs - o.hiccups.minMs) * rng();
         stampNoise = (rng() - 0.5) * 4;
       }
       if (nextDelivery > ms) break;

@@ -118,6 +118,7 @@ import { MAX_DEPTH, MAX_RATE_DEVIATION, MIN_DEPTH, QUANTUM_MS, TRIM_EXCESS, clam
 import { ArrivalBursts } from './arrival-bursts.ts';
 import { ArrivalLag } from './arrival-lag.ts';
 import { CONTROL_WINDOW, DriftEstimator, LONG_WINDOW } from './drift-estimator.ts';
+import { LateHandOvers } from './late-hand-overs.ts';
 import { RecurringDips } from './recurring-dips.ts';
 
 /** Fill windows remembered (43 ms each: ~22 s). */
@@ -253,6 +254,8 @@ export class DepthController {
   private next = 0;
   /** Dips that come back (the devices' rhythm, see the header). */
   private readonly recurringDips = new RecurringDips();
+  /** Dips that refill at once (buffers handed over late, see "Late hand-overs" in the header). */
+  private readonly handOvers = new LateHandOvers();
   /** Arrival lag against capture stamps (see "Slow lateness" in the header). */
   private readonly lag = new ArrivalLag();
   /** How the arrivals come in bursts (see "Start-up" in the header). */
@@ -327,6 +330,7 @@ export class DepthController {
     this.pastAt = (this.pastAt + 1) % AVERAGE_LAG;
     this.dips[this.next] = dip;
     this.recurringDips.onWindow(dip);
+    this.handOvers.onWindow(lowQuanta);
     this.average += (lowQuanta - this.average) * AVERAGE_GAIN;
     this.lows[this.next] = lowQuanta;
     this.next = (this.next + 1) % HISTORY;
@@ -376,7 +380,7 @@ export class DepthController {
     if (relief < 0 && this.lagSteps(r)) return relief;
     if (!(relief > 0)) return 0;
     // What is left must still cover the ordinary dips (everything but the step itself).
-    const keep = this.recurringDips.ordinary(r - 1) + DEAD_BAND + HEADROOM;
+    const keep = Math.max(this.recurringDips.ordinary(r - 1), this.handOvers.value()) + DEAD_BAND + HEADROOM;
     return Math.max(0, Math.min(relief, this.target - keep));
   }
 
@@ -387,6 +391,7 @@ export class DepthController {
   reset(): void {
     this.count = 0;
     this.recurringDips.clear();
+    this.handOvers.clear();
     this.lag.clear();
     this.next = 0;
     this.average = NaN;

@@ -67,6 +67,12 @@ export class RecurringDips {
     return m < ORDINARY_SECONDS ? this.secondMax[at]! : this.seenTwice(below, at);
   }
 
+  /** The largest per-second dip of the seconds kept (quanta; 0 while none is in). */
+  largest(): number {
+    const at = this.largestAt(Infinity);
+    return at < 0 ? 0 : this.secondMax[at]!;
+  }
+
   /** Where the largest per-second dip below `below` is in the ring (the first if several; −1: none). */
   private largestAt(below: number): number {
     let at = -1;

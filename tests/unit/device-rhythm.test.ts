@@ -179,3 +179,19 @@ test('a join whose level sits a burst up in its first seconds: no trim, the rhyt
     assert.ok(r.startDelayMean - trimAboveOnly.startDelayMean < 1, 'under a millisecond more delay');
   }
 });
+
+test('capture buffers handed over late now and then (2 a minute, 5-22 ms): no glitch, the relief covers the largest from the first one seen', () => {
+  // The rig's phase traces saw such late hand-overs (a buffer late, the next on time, the lag not
+  // stepping) in some joins and not others, 0-4 a minute in a quiet hour (docs/BENCHMARKS.md,
+  // "Late hand-overs"). Right after the recurring step, with the relief holding the level down,
+  // one ran the buffer dry: before workers/late-hand-overs.ts these six joins had 6 glitches in
+  // their last minute; with the relief covering the largest seen in ~90 s, none.
+  let glitches = 0;
+  for (let seed = 1; seed <= 6; seed++) {
+    const r = simulateRhythm({ seconds: 240, seed, lag: true, sawSeconds: 21.3, jitterMs: 1, adaptive: true, depth: 8, phaseS: seed * 3, hiccups: { perMinute: 2, minMs: 5, maxMs: 22 } });
+    console.log(`seed ${seed}: ${show(r)}, lowest low point ${r.lowMin.toFixed(1)}`);
+    glitches += r.underruns + r.late;
+    assert.ok(r.target <= 12, 'the depth stays where the rhythm alone puts it, ±1');
+  }
+  assert.equal(glitches, 0);
+});
