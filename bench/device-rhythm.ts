@@ -8,7 +8,8 @@
 // follows) over the last minute, with the controller fed the packets' lag (as the network worker
 // does) and without it (the controller before the "Slow lateness" rule); then a join's first
 // 30 s by where in the rhythm it lands (glitches, and the delay over 3-23 s, when set-up C
-// records), without and with the controller's start-up floor of one burst of arrivals.
+// records), without and with the controller's start-up floor of one burst of arrivals; then
+// capture buffers handed over late now and then (workers/late-hand-overs.ts).
 // Exported for tests/unit/device-rhythm.test.ts.
 
 import { fileURLToPath } from 'node:url';
@@ -250,4 +251,23 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   }
   console.log('A stream that began with the sender\'s microphone (phase 0), without and with the microphone\'s start known (ms):');
   console.table(fresh);
+  // Capture buffers handed over late and caught up at once, as the rig's phase traces saw them.
+  const handOvers = [];
+  for (const perMinute of [0, 2, 6, 12]) {
+    let glitches = 0;
+    let delay = 0;
+    const targets = [];
+    const lows = [];
+    const seeds = 6;
+    for (let seed = 1; seed <= seeds; seed++) {
+      const r = simulateRhythm({ seconds: 240, seed, lag: true, sawSeconds: 21.3, jitterMs: 1, adaptive: true, depth: 8, phaseS: seed * 3, hiccups: perMinute > 0 ? { perMinute, minMs: 5, maxMs: 22 } : undefined });
+      glitches += r.underruns + r.late;
+      delay += r.delayMean / seeds;
+      targets.push(r.target);
+      lows.push(r.lowMin.toFixed(1));
+    }
+    handOvers.push({ 'late hand-overs a minute': perMinute, 'glitches (6 × the last 60 s)': glitches, 'delay mean ms': Math.round(delay * 10) / 10, targets: targets.join(' '), 'lowest low points q': lows.join(' ') });
+  }
+  console.log('Capture buffers handed over 5-22 ms late, the next on time (automatic depth, lag fed, 1 ms jitter; six joins of 240 s, figures over the last 60 s):');
+  console.table(handOvers);
 }

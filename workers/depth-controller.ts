@@ -56,6 +56,13 @@
 //   output takes a whole render period (4 quanta) early in about one second in four; the relief
 //   took the level to ~2.5 quanta after each step, and such a dip in the seconds after ran it dry
 //   (3 of 4 settled underrun events in four traced joins, bench/m2e/segments/playout-trace.ts).
+// - Late hand-overs: it also covers the largest dip of the last ~90 s that refilled at once
+//   (workers/late-hand-overs.ts), from the first one seen. On the rig the sender's microphone
+//   buffers now and then reach its worker 5-20 ms late with the next on time (none in some joins,
+//   several a minute in others, docs/BENCHMARKS.md "Late hand-overs"): a dip as large as the step,
+//   so ordinary() leaves it out, and right after a step, the relief holding the level down, one
+//   ran the buffer dry. In bench/device-rhythm.ts at 2 a minute: 6 glitches in 6 joins' last
+//   minute before, none with it, for ~3 ms more delay while they come and none where none does.
 // - Bursts against renders, left alone: on the rig the level also rises by 2-4 quanta about every
 //   11 s, until the rate drains it. This was read as our render pulling late; a probe of the
 //   receiver's render count and of the arrivals by sequence (bench/m2e/segments/main.ts phase,
