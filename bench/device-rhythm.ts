@@ -49,8 +49,8 @@ export interface RhythmOptions {
   /**
    * Capture buffers handed over late and then caught up (the next comes on its time, so two arrive
    * together; the lag does not step): per minute on average, each late by minMs–maxMs. The rig's
-   * phase traces (docs/BENCHMARKS.md, "Late hand-overs") saw 0–4 a minute in a quiet hour, 6–24 in
-   * a busy one, 5–20 ms late, now and then in runs of several seconds. Default none.
+   * phase traces (docs/BENCHMARKS.md, "Late hand-overs") saw 0–4 a minute in a quiet hour, 7–19 in
+   * a busy one, mostly 12–27 ms late (up to 57), often in runs of several seconds. Default none.
    */
   hiccups?: { perMinute: number; minMs: number; maxMs: number };
 }

@@ -58,7 +58,7 @@
 //   (3 of 4 settled underrun events in four traced joins, bench/m2e/segments/playout-trace.ts).
 // - Late hand-overs: it also covers the largest dip of the last ~90 s that refilled at once
 //   (workers/late-hand-overs.ts), from the first one seen. On the rig the sender's microphone
-//   buffers now and then reach its worker 5-20 ms late with the next on time (none in some joins,
+//   buffers now and then reach its worker 12-27 ms late with the next on time (none in some joins,
 //   several a minute in others, docs/BENCHMARKS.md "Late hand-overs"): a dip as large as the step,
 //   so ordinary() leaves it out, and right after a step, the relief holding the level down, one
 //   ran the buffer dry. In bench/device-rhythm.ts at 2 a minute: 6 glitches in 6 joins' last

@@ -1,7 +1,7 @@
 // The depth controller's memory of late hand-overs (workers/depth-controller.ts, "Late
 // hand-overs"): dips of the buffer's low point that refill at once. A capture buffer the sender's
 // device (or its browser's capture path) hands over late, with the next one on time, leaves the
-// receiver one window a whole late stretch lower and the next back where it was; the recurring
+// receiver's level one window lower by as long as it was late, and the next back where it was; the recurring
 // step (a buffer late for good, the arrivals' lag a period higher after it) leaves the level low
 // until the rate refills it or the relief lets it stay. So the dip measured here is how far one
 // window's low point sits below both its neighbourhoods (the higher of the two windows before it,
