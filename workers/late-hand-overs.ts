@@ -30,11 +30,14 @@ export class LateHandOvers {
       this.seconds.onWindow(0);
       return;
     }
-    // Oldest first: this.at now points at the oldest of the SPAN.
-    const w = (k: number) => this.lows[(this.at + k) % SPAN]!;
-    const before = Math.max(w(0), w(1));
-    const after = Math.max(w(SIDE + 1), w(SIDE + 2));
-    this.seconds.onWindow(Math.max(0, Math.min(before, after) - w(SIDE)));
+    const before = Math.max(this.ago(0), this.ago(1));
+    const after = Math.max(this.ago(SIDE + 1), this.ago(SIDE + 2));
+    this.seconds.onWindow(Math.max(0, Math.min(before, after) - this.ago(SIDE)));
+  }
+
+  /** The k-th of the last SPAN low points, oldest first (this.at points at the oldest). */
+  private ago(k: number): number {
+    return this.lows[(this.at + k) % SPAN]!;
   }
 
   /**

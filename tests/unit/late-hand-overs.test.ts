@@ -13,6 +13,14 @@ function feed(h: LateHandOvers, lows: number[]): void {
   for (const l of lows) h.onWindow(l);
 }
 
+/** Three level seconds at 10, then one window down to `low` and back. */
+function oneDip(low: number): LateHandOvers {
+  const h = new LateHandOvers();
+  feed(h, Array(3 * SECOND).fill(10));
+  feed(h, [10, 10, low, 10, 10]);
+  return h;
+}
+
 test('a level that never dips: nothing', () => {
   const h = new LateHandOvers();
   feed(h, Array(10 * SECOND).fill(10));
@@ -20,9 +28,7 @@ test('a level that never dips: nothing', () => {
 });
 
 test('one window 6 quanta down, the next back: a late hand-over of 6, kept from the first one seen', () => {
-  const h = new LateHandOvers();
-  feed(h, Array(3 * SECOND).fill(10));
-  feed(h, [10, 10, 4, 10, 10]);
+  const h = oneDip(4);
   feed(h, Array(2 * SECOND).fill(10));
   assert.equal(h.value(), 6);
 });
@@ -45,9 +51,7 @@ test('a step down that stays (the recurring step, a trim): not a late hand-over'
 });
 
 test('forgotten after ~90 s without another', () => {
-  const h = new LateHandOvers();
-  feed(h, Array(3 * SECOND).fill(10));
-  feed(h, [10, 10, 2, 10, 10]);
+  const h = oneDip(2);
   feed(h, Array(89 * SECOND).fill(10));
   assert.equal(h.value(), 8);
   feed(h, Array(3 * SECOND).fill(10));
@@ -55,9 +59,7 @@ test('forgotten after ~90 s without another', () => {
 });
 
 test('a resync forgets', () => {
-  const h = new LateHandOvers();
-  feed(h, Array(3 * SECOND).fill(10));
-  feed(h, [10, 10, 2, 10, 10]);
+  const h = oneDip(2);
   h.clear();
   feed(h, Array(3 * SECOND).fill(10));
   assert.equal(h.value(), 0);
