@@ -12,6 +12,15 @@ import { MET_F32, MET_F64, MET_I32, type MetronomeViews } from '../src/shared/me
 /** A click lasts 30 ms: a decaying tone that starts at full amplitude, so its onset is its first sample. */
 const CLICK_MS = 30;
 const DECAY_MS = 4;
+/**
+ * A beat whose sample has already passed is still played, at once, if it is at most this late:
+ * a click a step late beats a hole in the pulse. Such a beat is one an output step carried into
+ * the past (the machine stalled our audio thread for 5–40 ms; the schedule, following the step,
+ * dates the beat that many ms earlier on our output's frames). A beat later than this is skipped:
+ * the schedule jumped (a new reference clock) or this run was joined mid-beat, and a click that
+ * late sounds like a stray, not the beat.
+ */
+const MAX_LATE_MS = 50;
 
 /** One click: `freq` Hz, peak `amp`, cosine-phased so sample 0 is the peak. */
 export function clickSound(sampleRate: number, freq: number, amp: number): Float32Array {
@@ -37,10 +46,12 @@ export class ClickTrack {
   /** The sounding click, and the index of its sample at the next quantum's first frame. */
   private sound: Float32Array | null = null;
   private pos = 0;
+  private readonly maxLateFrames: number;
 
   constructor(private readonly v: MetronomeViews, private readonly sampleRate: number) {
     this.accent = clickSound(sampleRate, 1760, 1);
     this.plain = clickSound(sampleRate, 1320, 0.6);
+    this.maxLateFrames = Math.round((MAX_LATE_MS / 1000) * sampleRate);
   }
 
   /** Adds the click to the quantum starting at context frame `frame` (`outR` may equal `outL`). */
@@ -58,9 +69,9 @@ export class ClickTrack {
       if (n >= 0 && n > this.lastBeat) {
         this.lastBeat = n;
         const at = s[F.BEAT_FRAME]! + (n - s[F.BEAT]!) * per;
-        // A beat that should have started more than a quantum ago is skipped, not played late
-        // (the schedule moved under it, or this thread stalled).
-        if (at > frame - QUANTUM_FRAMES) {
+        // A beat whose sample has passed starts now if it is at most MAX_LATE_MS late, else it
+        // is skipped (see MAX_LATE_MS).
+        if (at > frame - this.maxLateFrames) {
           const offset = Math.min(QUANTUM_FRAMES - 1, Math.max(0, Math.round(at - frame)));
           const beats = s[F.BEATS_PER_BAR]!;
           this.sound = s[F.ACCENT] === 1 && n % beats === 0 ? this.accent : this.plain;

@@ -270,6 +270,8 @@ test('metronome together: three processes, one clock skewed, every click on its 
       console.log(`${name} beat ${n}: output clock around it (ms from due: offset, its changes and gaps in the samples) ${around[around.length - 1]}`);
     }
     console.log(`${name}: ${e.length} clicks, beats ${b[0]}..${b[b.length - 1]}, error median ${sorted[sorted.length >> 1]!.toFixed(2)} ms, worst ${worst(e).toFixed(2)} ms; beyond one quantum: ${off.map(([n, x, step]) => `beat ${n} ${x.toFixed(2)} ms${step ? ' (at an output step)' : ''}`).join(', ') || 'none'}; output steps ${steps.map((s) => `${s.ms.toFixed(1)} ms at t+${((s.to + refs[name]![0]! - m.startMs) / 1000).toFixed(1)} s`).join(', ') || 'none'}`);
+    const missing = b.length === 0 ? [] : Array.from({ length: b[b.length - 1]! - b[0]! + 1 }, (_, k) => b[0]! + k).filter((n) => !b.includes(n));
+    if (missing.length > 0) console.log(`${name} missed beats ${missing.join(', ')} (output steps near each: ${missing.map((n) => steps.filter((s) => Math.abs(s.to - (m.startMs + n * (60_000 / m.bpm) - refs[name]![0]!)) < 1_000).map((s) => `${s.ms.toFixed(1)} ms`).join(' ') || 'none').join('; ')})`);
     const twice = b.flatMap((n, i) => (b.indexOf(n) !== i ? [`beat ${n}: clicks ${b.indexOf(n)} and ${i}, errors ${e[b.indexOf(n)]!.toFixed(1)} and ${e[i]!.toFixed(1)} ms`] : []));
     if (twice.length > 0) console.log(`${name} heard twice: ${twice.join('; ')}`);
     // Every beat once, from the first (beat 0, the count-in) on, none twice; 2 minutes of them.

@@ -214,7 +214,7 @@ describe('metronome at the speaker', () => {
     assert.equal(q.report(5899), 60);
   });
 
-  test('the worklet starts each click at its sample, once, accented on the bar, and skips a beat it is too late for', () => {
+  test('the worklet starts each click at its sample, once, accented on the bar, plays a beat up to 50 ms late at once and skips one later than that', () => {
     const views = new MetronomeViews(createMetronomeMemory());
     views.f32[MET_F32.GAIN] = 1;
     const track = new ClickTrack(views, SAMPLE_RATE);
@@ -257,12 +257,23 @@ describe('metronome at the speaker', () => {
     assert.equal(peaks[4], 1); // beat 4: the next bar
     assert.equal(Atomics.load(views.i32, MET_I32.CLICKED_BEAT), 6);
     assert.equal(f[MET_F64.CLICKED_AT], Math.round(1037 + 3000.4 * 6) / SAMPLE_RATE);
-    // The schedule jumps: beat 8 should have started 500 frames ago. It is skipped, not played late.
-    const at = 160 * QUANTUM_FRAMES;
+    // An output step carries beat 8 into the past: it should have started 500 frames (10 ms) ago.
+    // It starts at once, at this quantum's first sample: late by the step, not a hole in the pulse.
+    let at = 160 * QUANTUM_FRAMES;
     publish(at - 500, 8);
     l.fill(0);
     track.render(l, r, at);
+    assert.ok(Math.abs(l[0]!) > 0.5, 'beat 8 starts at the quantum\'s first sample');
+    assert.equal(Atomics.load(views.i32, MET_I32.CLICKED_BEAT), 8);
+    assert.equal(f[MET_F64.CLICKED_AT], at / SAMPLE_RATE);
+    // The schedule jumps by more than MAX_LATE_MS (50 ms): beat 20 should have started 2500
+    // frames (52 ms) ago. It is skipped, not played as a stray click.
+    for (let q = 161; q < 175; q++) track.render(l, r, q * QUANTUM_FRAMES); // beat 8's click ends (30 ms), before beat 9
+    at = 175 * QUANTUM_FRAMES;
+    publish(at - 2500, 20);
+    l.fill(0);
+    track.render(l, r, at);
     assert.ok(l.every((x) => x === 0));
-    assert.equal(Atomics.load(views.i32, MET_I32.CLICKED_BEAT), 6);
+    assert.equal(Atomics.load(views.i32, MET_I32.CLICKED_BEAT), 8);
   });
 });
