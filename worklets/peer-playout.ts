@@ -34,6 +34,19 @@ export const TRIM_NOW_WINDOWS = 6;
  */
 export const FLOOR_WINDOWS = 8;
 /**
+ * Quanta under the target below which the level a stall interrupted is not kept by the stall
+ * trim: the trim leaves at least target − this. The rate steers the level to the target and holds
+ * it within about a quantum (a level that sat just under it is kept, so the delay is where it was:
+ * the leader-mode strikes). Lower is a deficit the rate, at most 0.5 %, was still refilling (a
+ * sender whose capture lost time, a dry spell): keeping it made the trim a ratchet on a machine
+ * that stalls every second or so. Each stall's net gain (our output lost more than the sender's
+ * capture) was cut back to the low level, each net loss stayed, and the level fell for good: a
+ * CI run of truth.spec.ts's 1000 ppm test (7.4 % host steal) held 1-5 quanta at target 8 for its
+ * last 15 s, the rate pinned at 0.995, with 87 trims (under the target only a stall's) and 79
+ * underruns in 30 s.
+ */
+export const STALL_TRIM_DEFICIT = 1;
+/**
  * Frames beyond the target a resync may find queued when this thread adopts it and still start at
  * its cursor: two of the rig's device periods (8 quanta each), which arrive at once. More is a
  * backlog this thread's late start let pile up (see adoptResync).
@@ -299,8 +312,10 @@ export class PeerPlayout {
     this.lows[this.fillCount % FLOOR_WINDOWS] = this.fillMin;
     if (this.trimWindows > 0) {
       this.trimWindows--;
-      // No level known (a stream younger than FLOOR_WINDOWS): the target, the excess floored.
-      let keep = this.trimKeep < 0 ? (target + 0.5) * QUANTUM_FRAMES : this.trimKeep;
+      // No level known (a stream younger than FLOOR_WINDOWS): the target, the excess floored. A
+      // level more than STALL_TRIM_DEFICIT under the target was a deficit, not where the rate held
+      // it: the backlog refills it that far (see STALL_TRIM_DEFICIT).
+      let keep = this.trimKeep < 0 ? (target + 0.5) * QUANTUM_FRAMES : Math.max(this.trimKeep, (target - STALL_TRIM_DEFICIT) * QUANTUM_FRAMES);
       if (above > 0) keep = Math.max((target + above) * QUANTUM_FRAMES, keep);
       const skip = Math.min(Math.round((this.fillMin - keep) / QUANTUM_FRAMES), this.trimBudget);
       if (skip > 0 && !this.holding && !this.outage) {

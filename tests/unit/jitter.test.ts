@@ -28,7 +28,7 @@ import { MAX_PACKET_BYTES, RedundancyHistory, Reject, decodeHeader, encodePacket
 import { Arrival, JitterWriter, RESYNC_AFTER_LATE, findFreePeer } from '../../workers/jitter-writer.ts';
 import { Mixer } from '../../worklets/mixer.ts';
 import { PLC_FADE_QUANTA } from '../../worklets/plc.ts';
-import { PILED_BEYOND, TRIM_NOW_WINDOWS } from '../../worklets/peer-playout.ts';
+import { PILED_BEYOND, STALL_TRIM_DEFICIT, TRIM_NOW_WINDOWS } from '../../worklets/peer-playout.ts';
 import { HALF } from '../../worklets/resampler.ts';
 import { mulberry32, randInt, testSeeds } from './prng.ts';
 
@@ -1153,6 +1153,32 @@ describe('rate steering through the playout FIFO', () => {
     const before = run.pos[stallFrom - 1]! - (stallFrom - 1) * QUANTUM_FRAMES;
     const after = run.pos[1499]! - 1499 * QUANTUM_FRAMES + stallTicks * QUANTUM_FRAMES;
     assert.equal(after - before, stallTicks * QUANTUM_FRAMES, 'the delay back to what it was before the stall');
+    assert.equal(run.w.playCounter(PEER_I32.MISSED) + run.w.playCounter(PEER_I32.UNDERRUNS) + run.w.counters.late, 0, 'no glitch but the trim');
+  });
+
+  test('a stall trim does not keep a level far under the target: it leaves target − STALL_TRIM_DEFICIT, and the rest of the backlog refills the deficit', () => {
+    // The target raised by 5 long before (nothing steers the level up here), so the level sits
+    // 4.5 quanta under it, as a buffer the sender's capture left short does while the rate, at
+    // most 0.5 %, refills it; then a 12-quantum stall and a request for 12. Going back to that
+    // level (all 12 trimmed) kept the deficit, and a machine that stalls every second or so never
+    // got out of it (a CI run: 1-5 quanta at target 8 for 15 s, the rate pinned, 79 underruns).
+    const stallFrom = 400;
+    const stallTicks = 12;
+    const raise = 5;
+    const renders = (t: number) => t < stallFrom || t >= stallFrom + stallTicks;
+    const asked = stallFrom + stallTicks + 40;
+    const run = noiseRun(1500, (wr, t) => {
+      if (t === 100) wr.setDepth(DEFAULT_DEPTH + raise);
+      if (t === asked) wr.trimNow(stallTicks);
+    }, undefined, renders);
+    // Low point before: DEFAULT_DEPTH quanta + HALF frames; after the stall, 12 more. Kept: at
+    // least target − 1 = DEFAULT_DEPTH + 4 quanta, so round(12 + HALF / 128 − 4) = 8 go.
+    const want = stallTicks - (raise - STALL_TRIM_DEFICIT) + Math.round(HALF / QUANTUM_FRAMES);
+    assert.equal(run.w.playCounter(PEER_I32.TRIMMED), want, 'the backlog over target − 1, not all of it');
+    const before = run.pos[stallFrom - 1]! - (stallFrom - 1) * QUANTUM_FRAMES;
+    const after = run.pos[1499]! - 1499 * QUANTUM_FRAMES + stallTicks * QUANTUM_FRAMES;
+    // `after` adds back the stall's quanta, as if all were trimmed; the untrimmed rest is the delay's rise.
+    assert.equal(stallTicks * QUANTUM_FRAMES - (after - before), (stallTicks - want) * QUANTUM_FRAMES, 'the delay rose by what the trim left: the deficit refilled');
     assert.equal(run.w.playCounter(PEER_I32.MISSED) + run.w.playCounter(PEER_I32.UNDERRUNS) + run.w.counters.late, 0, 'no glitch but the trim');
   });
 
