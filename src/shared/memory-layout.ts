@@ -345,7 +345,8 @@ export const PEER_I32 = {
    * piled up meanwhile): the most quanta to trim at once, 0 when nothing is asked. R play, after
    * each fill window: it trims the low point's excess, up to that many quanta, back to the level
    * before the stall to the nearest quantum (its own last windows' low points, over TARGET_DEPTH or
-   * under it; TARGET_DEPTH while the stream is too young to have them), without waiting for
+   * under it, but not under TARGET_DEPTH − STALL_TRIM_DEFICIT; TARGET_DEPTH while the stream is
+   * too young to have them), without waiting for
    * TRIM_SUSTAINED_WINDOWS; and for
    * TRIM_NOW_WINDOWS windows more, what more excess shows (audio that waited through the stall
    * still arriving), until that many are trimmed. Play takes the request with
