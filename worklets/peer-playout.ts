@@ -295,8 +295,12 @@ export class PeerPlayout {
     // This machine stalled (net saw our output step later): its backlog goes now, back to the
     // level the stall interrupted, so the delay is where it was within a window or two of net's
     // request. That level is the low point before the stall, in frames and whether over the target
-    // or under it (the rate steers the level to the target; the trim only undoes the stall), and
-    // never under a recurring step's excess, TRIM_ABOVE, which the rhythm takes back. Not below
+    // or under it (the rate steers the level to the target; the trim only undoes the stall). Not
+    // kept above it for a recurring step's excess (TRIM_ABOVE): where the rhythm held the level
+    // up, the level before holds it too, and a floor of target + TRIM_ABOVE kept the whole backlog
+    // of most stalls on the bench rig (TRIM_ABOVE 9-10 there): a 55 ms stop of its sound server
+    // left the level ~13 quanta over where the controller held it, drained at +0.5 % for ~7 s
+    // (bench/m2e/segments/main.ts trace with TRACE_STALL, 2026-12-07). Not below
     // it: the request's quanta are the output's step, which can be more than the backlog that
     // arrived, and a level that sat over the target was cut under it (a leader-mode run: the
     // one-way delay 74.5 ms before a stall, 66.2 after, a strike 7.9 ms early). Not above it
@@ -316,7 +320,6 @@ export class PeerPlayout {
       // level more than STALL_TRIM_DEFICIT under the target was a deficit, not where the rate held
       // it: the backlog refills it that far (see STALL_TRIM_DEFICIT).
       let keep = this.trimKeep < 0 ? (target + 0.5) * QUANTUM_FRAMES : Math.max(this.trimKeep, (target - STALL_TRIM_DEFICIT) * QUANTUM_FRAMES);
-      if (above > 0) keep = Math.max((target + above) * QUANTUM_FRAMES, keep);
       const skip = Math.min(Math.round((this.fillMin - keep) / QUANTUM_FRAMES), this.trimBudget);
       if (skip > 0 && !this.holding && !this.outage) {
         this.skip = skip;

@@ -330,7 +330,9 @@ export const PEER_I32 = {
    * trim, at least TRIM_EXCESS; more where the devices' own rhythm steps the buffer up and down by
    * a period (workers/depth-controller.ts, "Recurring steps"): such a step is the counterpart of
    * one down that is still to come, so trimming it would only cause an underrun later. R play,
-   * after each fill window; 0 (a slot just claimed) reads as TRIM_EXCESS.
+   * after each fill window, for the sustained rule; 0 (a slot just claimed) reads as TRIM_EXCESS.
+   * The stall trim (TRIM_NOW) does not read it: the level before the stall holds whatever the
+   * rhythm held up.
    */
   TRIM_ABOVE: 32,
   /**

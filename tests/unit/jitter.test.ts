@@ -1182,6 +1182,26 @@ describe('rate steering through the playout FIFO', () => {
     assert.equal(run.w.playCounter(PEER_I32.MISSED) + run.w.playCounter(PEER_I32.UNDERRUNS) + run.w.counters.late, 0, 'no glitch but the trim');
   });
 
+  test('a stall trim goes back to the level before the stall with TRIM_ABOVE raised too: the recurring step\'s excess is no floor for it', () => {
+    // The devices' rhythm raised TRIM_ABOVE to 9 (the bench rig's recurring step); the level sits at
+    // the target when a 12-quantum stall piles up its backlog and net asks for 12. With the floor
+    // target + TRIM_ABOVE the trim took 3 and left 9 quanta to the rate (a 55 ms stop of the rig's
+    // sound server: ~13 quanta over the level held, drained at +0.5 % for ~7 s).
+    const stallFrom = 400;
+    const stallTicks = 12;
+    const renders = (t: number) => t < stallFrom || t >= stallFrom + stallTicks;
+    const asked = stallFrom + stallTicks + 40;
+    const run = noiseRun(1500, (wr, t) => {
+      if (t === 100) wr.setTrimAbove(9);
+      if (t === asked) wr.trimNow(stallTicks);
+    }, undefined, renders);
+    assert.equal(run.w.playCounter(PEER_I32.TRIMMED), stallTicks, 'the whole backlog');
+    const before = run.pos[stallFrom - 1]! - (stallFrom - 1) * QUANTUM_FRAMES;
+    const after = run.pos[1499]! - 1499 * QUANTUM_FRAMES + stallTicks * QUANTUM_FRAMES;
+    assert.equal(after - before, stallTicks * QUANTUM_FRAMES, 'the delay back to what it was before the stall');
+    assert.equal(run.w.playCounter(PEER_I32.MISSED) + run.w.playCounter(PEER_I32.UNDERRUNS) + run.w.counters.late, 0, 'no glitch but the trim');
+  });
+
   test('a depth lowered by 4 quanta or less is not trimmed (the rate controller drains it)', () => {
     const { w } = noiseRun(1200, (wr, t) => {
       if (t === 100) wr.setDepth(DEFAULT_DEPTH - 4);

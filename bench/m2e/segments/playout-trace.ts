@@ -3,8 +3,12 @@
 // second with a glitch (underrun, trim, late) printed with what the depth controller held then:
 // its target, the held level, the lowest low point, the relief. Tells a glitch at the devices'
 // rhythm (a step the depth did not cover) from one at a stall of this machine.
+// TRACE_STALL=<s>:<ms> stops the rig's sound server for <ms> at <s> seconds into odd joins (SIGSTOP,
+// then SIGCONT): a stall of both browsers' audio at once, as the m2e runs saw now and then, with
+// the even joins as the control. Each second also records the drift shown.
 
 import type { Rig } from '../../../tests/support/audio-rig.ts';
+import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { netWorker } from '../../../tests/support/browsers.ts';
 import { startServer } from '../../../tests/support/server.ts';
@@ -15,6 +19,9 @@ import { joinPair } from '../tutti-pair.ts';
 export async function playoutTrace(rig: Rig, joins: number, seconds: number, log: (s: string) => void): Promise<Record<string, unknown>[]> {
   const server = await startServer({ build: 'test' });
   const rows: Record<string, unknown>[] = [];
+  const [stallAtS, stallMs] = (process.env.TRACE_STALL ?? '').split(':').map(Number);
+  const pulsePid = Number(spawnSync('pgrep', ['-f', `pulseaudio -n -F ${rig.dir}`], { encoding: 'utf8' }).stdout.trim().split('\n')[0]);
+  if (stallAtS && !pulsePid) throw new Error('TRACE_STALL: the rig\'s PulseAudio was not found');
   try {
     for (let j = 1; j <= joins; j++) {
       const pair = await joinPair(rig, server.url, `trace-${process.pid}-${j}`, 'test=tap');
@@ -28,8 +35,16 @@ export async function playoutTrace(rig: Rig, joins: number, seconds: number, log
         const targets: number[] = [];
         const lines: string[] = [];
         const perSecond: Record<string, unknown>[] = [];
+        let stalled = !(stallAtS && stallMs && j % 2 === 1);
         while (Date.now() - t0 < seconds * 1000) {
           await sleep(250);
+          if (!stalled && Date.now() - t0 >= stallAtS! * 1000) {
+            stalled = true;
+            process.kill(pulsePid, 'SIGSTOP');
+            await sleep(stallMs!);
+            process.kill(pulsePid, 'SIGCONT');
+            log(`join ${j}: the sound server stopped for ${stallMs} ms at ${Math.round((Date.now() - t0) / 1000)} s`);
+          }
           const msg = await stats(receiver.page);
           const p = msg?.peers[0];
           if (!msg || !p || p.received === last.received) continue;
@@ -43,7 +58,7 @@ export async function playoutTrace(rig: Rig, joins: number, seconds: number, log
           if (last.received < 0) startGlitches = p.underruns + p.trimmed + p.late;
           if (last.received >= 0) {
             targets.push(p.fill.target);
-            perSecond.push({ t, ...p.fill, rate: p.rate, underruns: du, trimmed: dt, late: dl });
+            perSecond.push({ t, ...p.fill, rate: p.rate, underruns: du, trimmed: dt, late: dl, driftPpm: p.driftPpm, driftSeconds: p.driftSeconds, stalls: stalls - last.stalls, stalledMs: stalledMs - last.stalledMs });
             const output = `speaker dropouts +${dropouts - last.dropouts} our output stalled +${stalls - last.stalls} (${Math.round((stalledMs - last.stalledMs) * 10) / 10} ms)`;
             const line = `t ${t}s target ${p.fill.target} held ${p.fill.held} min ${p.fill.min} relief ${p.fill.relief} rate ${p.rate} ${output}`;
             if (du + dt + dl > 0) {
@@ -67,7 +82,8 @@ export async function playoutTrace(rig: Rig, joins: number, seconds: number, log
         const file = `/tmp/tutti-playout-trace-${j}.json`;
         writeFileSync(file, JSON.stringify({ t0, perSecond, lag }));
         log(`join ${j}: per-second state and the arrivals' lag in ${file}`);
-        rows.push({ join: j, seconds, underruns: p?.underruns, trimmed: p?.trimmed, late: p?.late, 'glitches at start': startGlitches, 'glitch seconds': glitchAt.join(' '), 'target first→last': `${targets[0]}→${targets.at(-1)}`, 'target min–max': `${Math.min(...targets)}–${Math.max(...targets)}` });
+        const drifts = perSecond.flatMap((x) => (typeof x.driftPpm === 'number' ? [x.driftPpm] : []));
+        rows.push({ join: j, seconds, 'drift first→last': drifts.length ? `${drifts[0]}→${drifts.at(-1)}` : '–', 'drift min–max': drifts.length ? `${Math.min(...drifts)}–${Math.max(...drifts)}` : '–', underruns: p?.underruns, trimmed: p?.trimmed, late: p?.late, 'glitches at start': startGlitches, 'glitch seconds': glitchAt.join(' '), 'target first→last': `${targets[0]}→${targets.at(-1)}`, 'target min–max': `${Math.min(...targets)}–${Math.max(...targets)}` });
       } finally {
         await pair.close();
       }
