@@ -9,7 +9,8 @@
 //   output [s] [hints]     the browser's output over `s` seconds per AudioContext latencyHint
 //                          (comma-separated, e.g. 0,interactive,0.02; output-over-time.ts)
 //   trace [joins] [s]      the receiver's playout second by second, each glitch with the depth
-//                          controller's state then (playout-trace.ts)
+//                          controller's state then (playout-trace.ts); TRACE_STALL=s:ms
+//                          stops the rig's sound server for ms at s seconds into odd joins
 //   phase [joins] [s]      what moves when the playout level rises: the arrivals and sends by
 //                          sequence, our render count, the phase of the sender's bursts
 //                          against our renders, per second (burst-phase.ts)
