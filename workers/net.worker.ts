@@ -7,7 +7,7 @@
 /// <reference lib="webworker" />
 import type { InputChannels } from '../src/shared/input-channels.ts';
 import { DEFAULT_DEPTH, MAX_PEERS, QUANTUM_FRAMES, QUANTUM_MS, STALL_STEP_QUANTA, clampDepth } from '../src/shared/constants.ts';
-import { CAP_I32, CaptureViews, HEARD_F64, HEARD_I32, HeardViews, MetronomeViews, PEER_I32, PLAY_F32, PlaybackViews, type HeardMemory, type RecordMemory } from '../src/shared/memory-layout.ts';
+import { CAP_I32, CaptureViews, HEARD_F64, HEARD_I32, HeardViews, MetronomeViews, PEER_I32, PLAY_F32, PLAY_I32, PlaybackViews, type HeardMemory, type RecordMemory } from '../src/shared/memory-layout.ts';
 import type { MetronomeState } from '../src/shared/metronome.ts';
 import { ControlKind, VERSION_CLOCK, VERSION_ONE_WAY, type QuantaPerPacket, type SendBits } from '../src/shared/wire.ts';
 import type { ClockRefMessage, FromWorker, InitMessage, OutputDropouts, OutputStalls, PeerClosedReason, PeerStats, SharedClockStats, TestOptions, ToWorker } from '../src/shared/worker-protocol.ts';
@@ -146,7 +146,7 @@ class NetWorker {
     }
     const steps = this.speaker.steps;
     this.speaker.add(contextTime, wallMs);
-    if (__TUTTI_TEST__) self.__tuttiTap?.onOutputClock(contextTime, wallMs, this.speaker.offsetMs);
+    if (__TUTTI_TEST__) self.__tuttiTap?.onOutputClock(contextTime, wallMs, this.speaker.offsetMs, Atomics.load(this.play.i32, PLAY_I32.QUANTA));
     if (this.speaker.steps !== steps) {
       // A one-quantum step reads 2.6-2.7 ms: rounded, not floored.
       const lost = Math.round(this.speaker.lastStepMs / QUANTUM_MS);

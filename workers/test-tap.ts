@@ -118,8 +118,13 @@ export class Tap {
     if (l.length >= 10 * 120) l.shift();
     l.push(row);
   }
-  /** The output-clock readings the worker got (context s, wall ms) and the speaker offset it then used, the last two minutes. */
-  readonly outputClock: { contextS: number[]; wallMs: number[]; offsetMs: number[] } = { contextS: [], wallMs: [], offsetMs: [] };
+  /**
+   * The output-clock readings the worker got (context s, wall ms) and the speaker offset it then
+   * used, the last two minutes; beside each, the quanta our playback worklet had rendered when the
+   * worker took it and the wall ms then: the render count against the wall clock, a second view of
+   * our output's clock that no latency estimate smooths (bench/m2e/segments/drift-replay.ts).
+   */
+  readonly outputClock: { contextS: number[]; wallMs: number[]; offsetMs: number[]; renderedQ: number[]; renderedAtMs: number[] } = { contextS: [], wallMs: [], offsetMs: [], renderedQ: [], renderedAtMs: [] };
   /** The most recent second of the sent signal's left channel (circular), to check the capture is the test's WAV. */
   readonly sentSignal = new Float32Array(48_000);
   sentSignalLength = 0;
@@ -154,9 +159,11 @@ export class Tap {
     return l;
   }
 
-  onOutputClock(contextS: number, wallMs: number, offsetMs: number): void {
+  onOutputClock(contextS: number, wallMs: number, offsetMs: number, renderedQ: number): void {
     const o = this.outputClock;
-    if (o.contextS.length >= 20 * 120) for (const a of [o.contextS, o.wallMs, o.offsetMs]) a.shift();
+    if (o.contextS.length >= 20 * 120) for (const a of [o.contextS, o.wallMs, o.offsetMs, o.renderedQ, o.renderedAtMs]) a.shift();
+    o.renderedQ.push(renderedQ);
+    o.renderedAtMs.push(performance.timeOrigin + performance.now());
     o.contextS.push(contextS);
     o.wallMs.push(wallMs);
     o.offsetMs.push(offsetMs);

@@ -24,6 +24,9 @@ export interface TimedRecording {
   chunkDelayP50Ms: number;
   chunkDelayP90Ms: number;
   chunks: number;
+  /** Each chunk's arrival (wall ms) and the frames delivered with it (a recorder's; for a trace of the device's timing over the recording). */
+  arrivalsMs?: number[];
+  framesAfter?: number[];
   /**
    * The sink's configured latency during the recording, ms (pactl), or null where not read: a
    * null sink renders that far ahead of its own clock and its monitor hands the frames over when

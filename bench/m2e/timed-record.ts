@@ -37,7 +37,7 @@ export async function startTimedRecord(rig: Rig, source: string, latencyMs = 100
       await stop(rec);
       const all = Buffer.concat(chunks);
       const samples = new Int16Array(all.buffer, all.byteOffset, Math.floor(all.length / 2 / CHANNELS) * CHANNELS);
-      return { samples, chunks: arrivals.length, ...envelope(arrivals, framesAfter) };
+      return { samples, chunks: arrivals.length, arrivalsMs: arrivals, framesAfter, ...envelope(arrivals, framesAfter) };
     },
   };
 }

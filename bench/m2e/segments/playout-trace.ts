@@ -6,6 +6,9 @@
 // TRACE_STALL=<s>:<ms> stops the rig's sound server for <ms> at <s> seconds into odd joins (SIGSTOP,
 // then SIGCONT): a stall of both browsers' audio at once, as the m2e runs saw now and then, with
 // the even joins as the control. Each second also records the drift shown.
+// TRACE_RECORD=<s> records both sinks from <s> seconds into every join as C settled does (a minute,
+// then the click train), and prints the rig's drift beside the drift shown at the end: the m2e's
+// recordings add sound-server clients, which can move the devices' rates.
 
 import type { Rig } from '../../../tests/support/audio-rig.ts';
 import { spawnSync } from 'node:child_process';
@@ -13,7 +16,9 @@ import { writeFileSync } from 'node:fs';
 import { netWorker } from '../../../tests/support/browsers.ts';
 import { startServer } from '../../../tests/support/server.ts';
 import { stats } from '../../lib/app.ts';
-import { sleep } from '../record.ts';
+import { recordClicks, sleep, uploadSignal, type ClickRecording } from '../record.ts';
+import { clickTrain } from '../signals.ts';
+import { TRAIN } from './lib.ts';
 import { joinPair } from '../tutti-pair.ts';
 
 export async function playoutTrace(rig: Rig, joins: number, seconds: number, log: (s: string) => void): Promise<Record<string, unknown>[]> {
@@ -22,6 +27,8 @@ export async function playoutTrace(rig: Rig, joins: number, seconds: number, log
   const [stallAtS, stallMs] = (process.env.TRACE_STALL ?? '').split(':').map(Number);
   const pulsePid = Number(spawnSync('pgrep', ['-f', `pulseaudio -n -F ${rig.dir}`], { encoding: 'utf8' }).stdout.trim().split('\n')[0]);
   if (stallAtS && !pulsePid) throw new Error('TRACE_STALL: the rig\'s PulseAudio was not found');
+  const recordAtS = Number(process.env.TRACE_RECORD ?? 0);
+  const clicks = recordAtS ? await uploadSignal(rig, 'clicks', clickTrain(TRAIN)) : null;
   try {
     for (let j = 1; j <= joins; j++) {
       const pair = await joinPair(rig, server.url, `trace-${process.pid}-${j}`, 'test=tap');
@@ -36,8 +43,10 @@ export async function playoutTrace(rig: Rig, joins: number, seconds: number, log
         const lines: string[] = [];
         const perSecond: Record<string, unknown>[] = [];
         let stalled = !(stallAtS && stallMs && j % 2 === 1);
+        let recording: Promise<ClickRecording> | null = null;
         while (Date.now() - t0 < seconds * 1000) {
           await sleep(250);
+          if (clicks && !recording && Date.now() - t0 >= recordAtS * 1000) recording = recordClicks(rig, clicks, 300, 60_000);
           if (!stalled && Date.now() - t0 >= stallAtS! * 1000) {
             stalled = true;
             process.kill(pulsePid, 'SIGSTOP');
@@ -69,6 +78,9 @@ export async function playoutTrace(rig: Rig, joins: number, seconds: number, log
           last = { underruns: p.underruns, trimmed: p.trimmed, late: p.late, received: p.received, dropouts, stalls, stalledMs };
         }
         for (const l of lines) log(`join ${j}: ${l}`);
+        const rec = recording ? await recording : null;
+        const rigDrift = rec ? Math.round(((1 + rec.mouth.ratePpm * 1e-6) / (1 + rec.speaker.ratePpm * 1e-6) - 1) * 1e7) / 10 : null;
+        if (rec) log(`join ${j}: rig mouth ${rec.mouth.ratePpm.toFixed(1)} ppm, speaker ${rec.speaker.ratePpm.toFixed(1)} ppm, drift ${rigDrift} ppm`);
         // Read before the tap: its two minutes of records are a large copy that stalls the worker.
         const p = (await stats(receiver.page))?.peers[0];
         // The arrivals' lag against their capture stamps, the last two minutes (the test build's tap).
@@ -77,13 +89,13 @@ export async function playoutTrace(rig: Rig, joins: number, seconds: number, log
           const t = (self as unknown as { __tuttiTap?: import('../../../workers/test-tap.ts').Tap }).__tuttiTap;
           const [id] = [...t!.oneWay.keys()];
           const l = t!.oneWay.get(id!)!.toJSON();
-          return { arrivalMs: l.arrivalMs, transitMs: l.transitMs };
+          return { seqs: l.seqs, arrivalMs: l.arrivalMs, transitMs: l.transitMs, outputClock: t!.outputClock };
         });
         const file = `/tmp/tutti-playout-trace-${j}.json`;
-        writeFileSync(file, JSON.stringify({ t0, perSecond, lag }));
+        writeFileSync(file, JSON.stringify({ t0, perSecond, lag, rig: rec ? { mouthPpm: rec.mouth.ratePpm, speakerPpm: rec.speaker.ratePpm, speakerArrivalsMs: rec.speaker.arrivalsMs, speakerFrames: rec.speaker.framesAfter, mouthArrivalsMs: rec.mouth.arrivalsMs, mouthFrames: rec.mouth.framesAfter } : null }));
         log(`join ${j}: per-second state and the arrivals' lag in ${file}`);
         const drifts = perSecond.flatMap((x) => (typeof x.driftPpm === 'number' ? [x.driftPpm] : []));
-        rows.push({ join: j, seconds, 'drift first→last': drifts.length ? `${drifts[0]}→${drifts.at(-1)}` : '–', 'drift min–max': drifts.length ? `${Math.min(...drifts)}–${Math.max(...drifts)}` : '–', underruns: p?.underruns, trimmed: p?.trimmed, late: p?.late, 'glitches at start': startGlitches, 'glitch seconds': glitchAt.join(' '), 'target first→last': `${targets[0]}→${targets.at(-1)}`, 'target min–max': `${Math.min(...targets)}–${Math.max(...targets)}` });
+        rows.push({ join: j, seconds, 'rig drift': rigDrift ?? '–', 'drift first→last': drifts.length ? `${drifts[0]}→${drifts.at(-1)}` : '–', 'drift min–max': drifts.length ? `${Math.min(...drifts)}–${Math.max(...drifts)}` : '–', underruns: p?.underruns, trimmed: p?.trimmed, late: p?.late, 'glitches at start': startGlitches, 'glitch seconds': glitchAt.join(' '), 'target first→last': `${targets[0]}→${targets.at(-1)}`, 'target min–max': `${Math.min(...targets)}–${Math.max(...targets)}` });
       } finally {
         await pair.close();
       }
