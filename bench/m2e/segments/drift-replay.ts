@@ -1,6 +1,8 @@
 // Replays a playout trace's tap records (bench/m2e/segments/playout-trace.ts) through the drift
-// figure's two series (workers/shown-drift.ts) offline: prints each series' slope, its segments,
-// and the per-second points, so a figure far from the rig's can be traced to A or C.
+// figure's two series (workers/shown-drift.ts) offline: prints each series' slope (and, with
+// `points`, its per-second points against it), C a second time from the render count the tap
+// kept beside each output-clock reading, and the figure every 5 s, so a figure far from the rig's
+// can be traced to A or C, and C's error to the output timestamp's dating or to the render itself.
 // Usage: npx tsx bench/m2e/segments/drift-replay.ts /tmp/tutti-playout-trace-N.json [points]
 import { readFileSync } from 'node:fs';
 import { QUANTUM_MS } from '../../../src/shared/constants.ts';
@@ -76,29 +78,6 @@ if (oc.renderedQ?.length) {
     const t = oc.renderedAtMs![i]! - oc.renderedAtMs![r0]!;
     rT.push(t);
     rV.push((oc.renderedQ[i]! - oc.renderedQ[r0]!) * QUANTUM_MS - t);
-  }
-  // The hybrid: each second's output-timestamp mean plus the median of the latency our output
-  // claims then (render count − the context time at the speaker, at the worker's time), less its first.
-  {
-    const hT: number[] = [], tsV: number[] = [], latV: number[] = [];
-    for (let i = Math.max(r0, c0); i < oc.contextS.length; i++) {
-      const t = oc.wallMs[i]! - oc.wallMs[c0]!;
-      hT.push(t);
-      tsV.push((oc.contextS[i]! - oc.contextS[c0]!) * 1000 - t);
-      latV.push(oc.renderedQ[i]! * QUANTUM_MS - oc.contextS[i]! * 1000 - (oc.renderedAtMs![i]! - oc.wallMs[i]!));
-    }
-    const k = hT.findIndex((x) => x >= SKIP_SECONDS * 1000);
-    const H = { t: [] as number[], v: [] as number[] };
-    let start = NaN, st = 0, sv = 0, lat: number[] = [];
-    const flush = () => { if (lat.length) { lat.sort((x, y) => x - y); H.t.push(st / lat.length); H.v.push(sv / lat.length + lat[lat.length >> 1]!); } };
-    for (let i = k; i < hT.length; i++) {
-      const t = hT[i]!;
-      if (!(t < start + 1000)) { flush(); st = sv = 0; lat = []; start = Number.isNaN(start) ? t : start + 1000 * Math.floor((t - start) / 1000); }
-      st += t; sv += tsV[i]!; lat.push(latV[i]!);
-    }
-    flush();
-    const h = report('C hybrid (timestamp mean + median claimed latency)', H.t, H.v);
-    if (a !== null && h !== null) console.log(`drift with the hybrid C: ${(((1 + a) / (1 + h) - 1) * 1e6).toFixed(1)} ppm`);
   }
   const R = skip(rT, rV);
   const r = report('C from the render count (rendered quanta − wall)', R.t, R.v);

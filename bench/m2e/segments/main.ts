@@ -10,7 +10,10 @@
 //                          (comma-separated, e.g. 0,interactive,0.02; output-over-time.ts)
 //   trace [joins] [s]      the receiver's playout second by second, each glitch with the depth
 //                          controller's state then (playout-trace.ts); TRACE_STALL=s:ms
-//                          stops the rig's sound server for ms at s seconds into odd joins
+//                          stops the rig's sound server for ms at s seconds into odd joins;
+//                          TRACE_RECORD=s records both sinks from s seconds on as C settled
+//                          does (the rig's drift beside the app's); drift-replay.ts replays a
+//                          trace's drift series offline
 //   phase [joins] [s]      what moves when the playout level rises: the arrivals and sends by
 //                          sequence, our render count, the phase of the sender's bursts
 //                          against our renders, per second (burst-phase.ts)
