@@ -6,7 +6,7 @@
 
 /// <reference lib="webworker" />
 import type { InputChannels } from '../src/shared/input-channels.ts';
-import { DEFAULT_DEPTH, MAX_PEERS, QUANTUM_FRAMES, QUANTUM_MS, STALL_STEP_QUANTA, clampDepth } from '../src/shared/constants.ts';
+import { DEFAULT_DEPTH, MAX_PEERS, QUANTUM_FRAMES, QUANTUM_MS, SAMPLE_RATE, STALL_STEP_QUANTA, clampDepth } from '../src/shared/constants.ts';
 import { CAP_I32, CaptureViews, HEARD_F64, HEARD_I32, HeardViews, MetronomeViews, PEER_I32, PLAY_F32, PLAY_I32, PlaybackViews, type HeardMemory, type RecordMemory } from '../src/shared/memory-layout.ts';
 import type { MetronomeState } from '../src/shared/metronome.ts';
 import { ControlKind, VERSION_CLOCK, VERSION_ONE_WAY, type QuantaPerPacket, type SendBits } from '../src/shared/wire.ts';
@@ -140,13 +140,17 @@ class NetWorker {
     this.outputDropouts = dropouts;
     // The drift fit takes four readings a second, as it was tuned with (workers/shown-drift.ts);
     // the speaker dating takes all twenty, to follow a step of the output within about 0.2 s.
-    if (!(wallMs - this.outputFitAt < OUTPUT_FIT_EVERY_MS)) {
-      this.outputFitAt = wallMs;
-      this.output.add(contextTime, wallMs);
-    }
+    const fit = !(wallMs - this.outputFitAt < OUTPUT_FIT_EVERY_MS);
+    if (fit) this.outputFitAt = wallMs;
+    // The latency this reading claims: when the next render reaches the speaker by it, less now
+    // (the drift fit leaves out a second whose claim is off the usual one: a misdated reading).
+    const rendered = Atomics.load(this.play.i32, PLAY_I32.QUANTA);
+    const next = (Atomics.load(this.play.i32, PLAY_I32.FRAME_BASE) + QUANTUM_FRAMES * rendered) | 0;
+    const claimedMs = (((next - Math.round(contextTime * SAMPLE_RATE)) | 0) * 1000) / SAMPLE_RATE + wallMs - nowMs();
+    this.output.add(contextTime, wallMs, claimedMs, fit);
     const steps = this.speaker.steps;
     this.speaker.add(contextTime, wallMs);
-    if (__TUTTI_TEST__) self.__tuttiTap?.onOutputClock(contextTime, wallMs, this.speaker.offsetMs, Atomics.load(this.play.i32, PLAY_I32.QUANTA));
+    if (__TUTTI_TEST__) self.__tuttiTap?.onOutputClock(contextTime, wallMs, this.speaker.offsetMs, rendered);
     if (this.speaker.steps !== steps) {
       // A one-quantum step reads 2.6-2.7 ms: rounded, not floored.
       const lost = Math.round(this.speaker.lastStepMs / QUANTUM_MS);

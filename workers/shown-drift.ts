@@ -36,6 +36,19 @@
 // starting from the step most seconds share (not the median step: losses can be most seconds).
 // The first SKIP_SECONDS of each series are left out (the start-up gain: 12 ms with a 10 s time
 // constant in the simulation; 15 s left ~29 ppm of it in the first figure, 30 s leaves ~6).
+// C's timestamps can be wrong for a while where the render is not: after our output stalled ~11 ms
+// on the bench rig (a client joining the sound server), getOutputTimestamp's context time fell
+// 30–39 ms and came back over ~20 s, while the render count stepped down once; the latency the
+// timestamp claims (the next render's time at the speaker − now) went from 7.5 ms to 47 and back.
+// Fitted as slope, that tail read 83 ppm for an output at 61 and showed −55 for a drift of −33
+// (docs/BENCHMARKS.md, "Where the drift outliers come from"). So the worker passes that claimed
+// latency with each reading, and a second whose median claim is more than MISDATED_MS off the
+// usual one (the median of the last USUAL_SECONDS seconds' medians), or within SETTLED_SECONDS
+// after such a second, gives C no point: that join's C then read 65.9 ppm, against 75.5 fitted on
+// every second, the render count's 61.3 and the speaker sink's 62.7. A clean second's median
+// claim stays within 3 ms of the usual one on the rig; where clean claims scatter more (a busy
+// machine), the bound widens with them. The render count itself is not the series: it moves in
+// bursts of 10.7 ms, and its per-second points scatter past STEP_MS.
 // What it assumes: the two machines' wall clocks tick at the same rate (one machine; or clocks
 // disciplined by NTP, which agree within about a ppm). A computer whose clock is off by tens of
 // ppm adds that to the figure; the playout rate does not depend on this assumption.
@@ -56,6 +69,22 @@ export const STEP_MS = 1.5;
  * on the bench rig); the band holds them, and few losses.
  */
 const TREND_BAND = 1e-3;
+/** A second whose median claimed latency is this far off the usual one is misdated (ms; clean seconds on the rig: within 3). */
+export const MISDATED_MS = 3;
+/** …or this many times the usual claims' median absolute deviation, where that is more (the rig's: 0.3–0.5 ms, 0.9 in the stall join). */
+const MISDATED_SPREAD = 4;
+/**
+ * Seconds after a misdated one that give C no point either: the rig's timestamps kept coming back
+ * (0.85 ms over 15 s) after their claims looked right again; 15 s left the stall join's C at 65.9
+ * ppm, 6 s at 75.5, as high as with no second left out.
+ */
+export const SETTLED_SECONDS = 15;
+/** Seconds of claimed-latency medians the usual one is the median of (a misdating lasts ~20 s). */
+const USUAL_SECONDS = 60;
+/** Fewest seconds of claims before any second is judged. */
+const USUAL_MIN = 10;
+/** Claimed latencies kept per second (the page reads the output clock 20 times a second). */
+const CLAIMS_PER_SECOND = 64;
 /** Largest ratio reported (±4000 ppm: sound cards stay within ~100, timer-driven fake devices ~1000). */
 const MAX_DRIFT = 0.004;
 
@@ -232,15 +261,39 @@ class SecondMeans {
   }
 }
 
-/** C: our output device's clock against the wall clock, from the page's readings. One per worker. */
+/**
+ * C: our output device's clock against the wall clock, from the page's readings, one point per
+ * second at the fit readings' mean time, none for a misdated second (see the header). One per worker.
+ */
 export class OutputClock {
-  private readonly seconds = new SecondMeans();
+  readonly line = new SegmentedLine(WINDOW_SECONDS);
   private started = false;
   private context0 = 0;
   private wall0 = 0;
+  /** The current second (ms since the first reading), its fit readings' sums and its claims. */
+  private blockStart = NaN;
+  private sumT = 0;
+  private sumV = 0;
+  private n = 0;
+  private readonly claims = new Float64Array(CLAIMS_PER_SECOND);
+  private claimCount = 0;
+  /** The last USUAL_SECONDS seconds' median claims (circular), and scratch to sort them. */
+  private readonly usual = new Float64Array(USUAL_SECONDS);
+  private readonly sorted = new Float64Array(USUAL_SECONDS);
+  private usualCount = 0;
+  private usualNext = 0;
+  /** Seconds still to leave out after a misdated one. */
+  private settling = 0;
+  /** Seconds left out as misdated or settling, since the start (stats, tests). */
+  misdatedSeconds = 0;
 
-  /** One reading: the context time (s) being played at wall time `wallMs` (performance.timeOrigin + performanceTime). */
-  add(contextTime: number, wallMs: number): void {
+  /**
+   * One reading: the context time (s) being played at wall time `wallMs` (performance.timeOrigin +
+   * performanceTime), and the latency it claims: when the next render reaches the speaker by this
+   * reading, less the wall time now, ms (NaN where unknown: no second is then judged). `fit`: the
+   * reading is one of the fit's (four a second, as it was tuned with); every reading's claim counts.
+   */
+  add(contextTime: number, wallMs: number, claimedMs = NaN, fit = true): void {
     if (!(contextTime > 0) || !Number.isFinite(wallMs)) return; // not playing yet
     if (!this.started) {
       this.started = true;
@@ -248,15 +301,59 @@ export class OutputClock {
       this.wall0 = wallMs;
     }
     const t = wallMs - this.wall0;
-    if (t < SKIP_SECONDS * 1000) return;
-    this.seconds.add(t, (contextTime - this.context0) * 1000 - t);
+    if (!(t < this.blockStart + 1000)) {
+      this.endSecond();
+      this.blockStart = Number.isNaN(this.blockStart) ? t : this.blockStart + 1000 * Math.floor((t - this.blockStart) / 1000);
+    }
+    if (Number.isFinite(claimedMs) && this.claimCount < CLAIMS_PER_SECOND) this.claims[this.claimCount++] = claimedMs;
+    // The first SKIP_SECONDS give no point (the start-up gain), but their claims set the usual one.
+    if (fit && t >= SKIP_SECONDS * 1000) {
+      this.sumT += t;
+      this.sumV += (contextTime - this.context0) * 1000 - t;
+      this.n++;
+    }
+  }
+
+  /** The second that just ended: its median claim judged against the usual one, then its point, unless misdated. */
+  private endSecond(): void {
+    let misdated = false;
+    if (this.claimCount > 0) {
+      const median = medianOf(this.claims.subarray(0, this.claimCount));
+      if (this.usualCount >= USUAL_MIN) {
+        const kept = this.sorted.subarray(0, this.usualCount);
+        kept.set(this.usual.subarray(0, this.usualCount));
+        const usual = medianOf(kept);
+        // Where the clean seconds' claims scatter more (a busy machine), the bound widens with
+        // them: MISDATED_SPREAD median absolute deviations.
+        for (let k = 0; k < kept.length; k++) kept[k] = Math.abs(kept[k]! - usual);
+        const bound = Math.max(MISDATED_MS, MISDATED_SPREAD * medianOf(kept));
+        if (Math.abs(median - usual) > bound) misdated = true;
+      }
+      this.usual[this.usualNext] = median;
+      this.usualNext = (this.usualNext + 1) % USUAL_SECONDS;
+      if (this.usualCount < USUAL_SECONDS) this.usualCount++;
+    }
+    if (misdated) this.settling = SETTLED_SECONDS + 1;
+    const leftOut = this.settling > 0;
+    if (this.settling > 0) this.settling--;
+    if (this.n > 0) {
+      if (leftOut) this.misdatedSeconds++;
+      else this.line.push(this.sumT / this.n, this.sumV / this.n);
+    }
+    this.sumT = this.sumV = this.n = 0;
+    this.claimCount = 0;
   }
 
   /** The output clock's rate against the wall clock, minus 1, over the readings kept (null before MIN_SECONDS of them). */
   rate(): number | null {
-    const line = this.seconds.line;
-    return line.span() >= MIN_SECONDS * 1000 - 1000 ? line.slope() : null;
+    return this.line.span() >= MIN_SECONDS * 1000 - 1000 ? this.line.slope() : null;
   }
+}
+
+/** The median of `xs` (sorted in place; the upper one of an even count's middle two). */
+function medianOf(xs: Float64Array): number {
+  xs.sort();
+  return xs[xs.length >> 1]!;
 }
 
 /** A: one remote sender's samples against its capture timestamps, and the figure shown for it. */

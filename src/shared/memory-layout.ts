@@ -245,7 +245,7 @@ export type PeerState = (typeof PeerState)[keyof typeof PeerState];
 
 /** Global Int32 fields of the playback block. */
 export const PLAY_I32 = {
-  /** W play (Atomics.store after each render quantum): quanta rendered. R net, at each packet arrival: the output clock of the drift measurement (workers/drift-estimator.ts). */
+  /** W play (Atomics.store after each render quantum): quanta rendered. R net, at each packet arrival: the output clock of the drift measurement (workers/drift-estimator.ts); with FRAME_BASE at each output-clock reading, the latency the reading claims (workers/shown-drift.ts). */
   QUANTA: 0,
   /** W play: output samples clipped to full scale. R page. */
   CLIPPED: 1,
@@ -255,7 +255,8 @@ export const PLAY_I32 = {
    * − 128 × quanta rendered before this one. It stays the same while process() runs once per render
    * quantum. R net, with QUANTA at each packet arrival: the next render starts at context frame
    * FRAME_BASE + 128 × QUANTA, which the page's output clock turns into the time it reaches the
-   * speaker (workers/speaker-time.ts).
+   * speaker (workers/speaker-time.ts); the same at each output-clock reading (the claimed latency
+   * of workers/shown-drift.ts).
    */
   FRAME_BASE: 2,
   SIZE: 4,

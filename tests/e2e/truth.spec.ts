@@ -46,7 +46,7 @@ async function driftSeries(page: Page): Promise<string> {
       return out.map((v) => (v - out[0]).toFixed(2)).join(' ');
     };
     const peer = [...net.peers.values()][0];
-    return 'A: ' + (peer ? dump(peer.drift.seconds.line) : 'no peer') + ' | C: ' + dump(net.output.seconds.line);
+    return 'A: ' + (peer ? dump(peer.drift.seconds.line) : 'no peer') + ' | C: ' + dump(net.output.line) + ' (C seconds left out as misdated: ' + net.output.misdatedSeconds + ')';
   })()`);
 }
 

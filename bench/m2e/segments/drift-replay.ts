@@ -87,12 +87,21 @@ if (a !== null && c !== null) console.log(`drift from these: ${(((1 + a) / (1 + 
 // The classes themselves, fed in time order (A only with the logged frames), the figure each 5 s.
 const out = new OutputClock();
 const sd = new ShownDrift();
+const noGuard = process.env.NO_GUARD === '1';
+let fitAt = -Infinity;
 const figures: string[] = [];
 let i = 0;
 let nextSecond = Math.ceil(lag.arrivalMs[0]! / 1000) * 1000;
 for (let k = 0; k < lag.seqs.length; k++) {
   const at = lag.arrivalMs[k]!;
-  for (; i < oc.contextS.length && oc.wallMs[i]! <= at; i++) out.add(oc.contextS[i]!, oc.wallMs[i]!);
+  for (; i < oc.contextS.length && oc.wallMs[i]! <= at; i++) {
+    // As the worker does: a fit reading every 240 ms, each reading's claimed latency (from the
+    // render count the tap kept; its frame base is a constant, which the usual claim takes out).
+    const fit = !(oc.wallMs[i]! - fitAt < 240);
+    if (fit) fitAt = oc.wallMs[i]!;
+    const claimed = oc.renderedQ ? oc.renderedQ[i]! * QUANTUM_MS - oc.contextS[i]! * 1000 + oc.wallMs[i]! - oc.renderedAtMs![i]! : NaN;
+    out.add(oc.contextS[i]!, oc.wallMs[i]!, noGuard ? NaN : claimed, fit);
+  }
   sd.add(lag.seqs[k]!, Math.round((at - lag.transitMs[k]!) * 1000) >>> 0, at);
   if (at >= nextSecond) {
     const f = sd.shown(out);
@@ -101,4 +110,4 @@ for (let k = 0; k < lag.seqs.length; k++) {
     nextSecond += 1000;
   }
 }
-console.log(`figure (s after the first logged arrival): ${figures.join(', ')}`);
+console.log(`figure (s after the first logged arrival): ${figures.join(', ')}; C seconds left out as misdated: ${out.misdatedSeconds}; C over what the fit kept ${((out.line.slope() ?? NaN) * 1e6).toFixed(1)} ppm over ${(out.line.span() / 1000).toFixed(0)} s`);
