@@ -145,7 +145,7 @@ class NetWorker {
     // The latency this reading claims: when the next render reaches the speaker by it, less now
     // (the drift fit leaves out a second whose claim is off the usual one: a misdated reading).
     const rendered = Atomics.load(this.play.i32, PLAY_I32.QUANTA);
-    const next = (Atomics.load(this.play.i32, PLAY_I32.FRAME_BASE) + QUANTUM_FRAMES * rendered) | 0;
+    const next = this.play.nextRenderFrame(rendered);
     const claimedMs = (((next - Math.round(contextTime * SAMPLE_RATE)) | 0) * 1000) / SAMPLE_RATE + wallMs - nowMs();
     this.output.add(contextTime, wallMs, claimedMs, fit);
     const steps = this.speaker.steps;

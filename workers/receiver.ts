@@ -113,7 +113,7 @@ export class Receiver {
         // clock gives that frame, but when the render catches up (a clean-clone run read the
         // speaker 11.6 ms *before* our playout). So its time is at least now, a lower bound.
         const renderedAfter = Atomics.load(this.play.i32, PLAY_I32.QUANTA);
-        const next = (Atomics.load(this.play.i32, PLAY_I32.FRAME_BASE) + QUANTUM_FRAMES * renderedAfter) | 0;
+        const next = this.play.nextRenderFrame(renderedAfter);
         const nextMs = renderedAfter === renderedBefore ? this.speaker.wallOf(next, arrivalMs) : null;
         if (nextMs !== null) {
           const oneWayMs = transitUs / 1000 + Math.max(0, nextMs - arrivalMs) + (marginFrames / QUANTUM_FRAMES) * QUANTUM_MS;

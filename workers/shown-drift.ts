@@ -234,7 +234,11 @@ export class SegmentedLine {
   }
 }
 
-/** Readings (t, v) averaged per second of t (ms) into a SegmentedLine: one point per second, at the readings' mean time. */
+/**
+ * Readings (t, v) averaged per second of t (ms) into a SegmentedLine: one point per second, at the
+ * readings' mean time. `keep` is asked as each second ends, before its point goes in (whether it
+ * has one or not): false leaves that point out (OutputClock's misdated seconds).
+ */
 class SecondMeans {
   readonly line = new SegmentedLine(WINDOW_SECONDS);
   /** The current second (ms, same scale as t) and what it has gathered. */
@@ -243,12 +247,18 @@ class SecondMeans {
   private sumV = 0;
   private n = 0;
 
+  constructor(private readonly keep: (hasPoint: boolean) => boolean = () => true) {}
+
+  /** Time has reached `t`: ends the current second if `t` is past it (the first call starts one). */
+  advance(t: number): void {
+    if (t < this.blockStart + 1000) return;
+    if (this.keep(this.n > 0) && this.n > 0) this.line.push(this.sumT / this.n, this.sumV / this.n);
+    this.sumT = this.sumV = this.n = 0;
+    this.blockStart = Number.isNaN(this.blockStart) ? t : this.blockStart + 1000 * Math.floor((t - this.blockStart) / 1000);
+  }
+
   add(t: number, v: number): void {
-    if (!(t < this.blockStart + 1000)) {
-      if (this.n > 0) this.line.push(this.sumT / this.n, this.sumV / this.n);
-      this.sumT = this.sumV = this.n = 0;
-      this.blockStart = Number.isNaN(this.blockStart) ? t : this.blockStart + 1000 * Math.floor((t - this.blockStart) / 1000);
-    }
+    this.advance(t);
     this.sumT += t;
     this.sumV += v;
     this.n++;
@@ -266,15 +276,12 @@ class SecondMeans {
  * second at the fit readings' mean time, none for a misdated second (see the header). One per worker.
  */
 export class OutputClock {
-  readonly line = new SegmentedLine(WINDOW_SECONDS);
+  /** Every reading moves the seconds on (its claim counts); only the fit's give points. */
+  private readonly seconds = new SecondMeans((hasPoint) => this.endSecond(hasPoint));
   private started = false;
   private context0 = 0;
   private wall0 = 0;
-  /** The current second (ms since the first reading), its fit readings' sums and its claims. */
-  private blockStart = NaN;
-  private sumT = 0;
-  private sumV = 0;
-  private n = 0;
+  /** The current second's claims. */
   private readonly claims = new Float64Array(CLAIMS_PER_SECOND);
   private claimCount = 0;
   /** The last USUAL_SECONDS seconds' median claims (circular), and scratch to sort them. */
@@ -286,6 +293,11 @@ export class OutputClock {
   private settling = 0;
   /** Seconds left out as misdated or settling, since the start (stats, tests). */
   misdatedSeconds = 0;
+
+  /** One point per second kept (ms since the first reading; the output's lead on the wall clock, ms). */
+  get line(): SegmentedLine {
+    return this.seconds.line;
+  }
 
   /**
    * One reading: the context time (s) being played at wall time `wallMs` (performance.timeOrigin +
@@ -301,21 +313,14 @@ export class OutputClock {
       this.wall0 = wallMs;
     }
     const t = wallMs - this.wall0;
-    if (!(t < this.blockStart + 1000)) {
-      this.endSecond();
-      this.blockStart = Number.isNaN(this.blockStart) ? t : this.blockStart + 1000 * Math.floor((t - this.blockStart) / 1000);
-    }
+    this.seconds.advance(t);
     if (Number.isFinite(claimedMs) && this.claimCount < CLAIMS_PER_SECOND) this.claims[this.claimCount++] = claimedMs;
     // The first SKIP_SECONDS give no point (the start-up gain), but their claims set the usual one.
-    if (fit && t >= SKIP_SECONDS * 1000) {
-      this.sumT += t;
-      this.sumV += (contextTime - this.context0) * 1000 - t;
-      this.n++;
-    }
+    if (fit && t >= SKIP_SECONDS * 1000) this.seconds.add(t, (contextTime - this.context0) * 1000 - t);
   }
 
-  /** The second that just ended: its median claim judged against the usual one, then its point, unless misdated. */
-  private endSecond(): void {
+  /** The second that just ended: its median claim judged against the usual one; false leaves its point out (misdated). */
+  private endSecond(hasPoint: boolean): boolean {
     let misdated = false;
     if (this.claimCount > 0) {
       const median = medianOf(this.claims.subarray(0, this.claimCount));
@@ -336,12 +341,9 @@ export class OutputClock {
     if (misdated) this.settling = SETTLED_SECONDS + 1;
     const leftOut = this.settling > 0;
     if (this.settling > 0) this.settling--;
-    if (this.n > 0) {
-      if (leftOut) this.misdatedSeconds++;
-      else this.line.push(this.sumT / this.n, this.sumV / this.n);
-    }
-    this.sumT = this.sumV = this.n = 0;
+    if (hasPoint && leftOut) this.misdatedSeconds++;
     this.claimCount = 0;
+    return !leftOut;
   }
 
   /** The output clock's rate against the wall clock, minus 1, over the readings kept (null before MIN_SECONDS of them). */

@@ -424,6 +424,14 @@ export class PlaybackViews {
     this.i32 = new Int32Array(sab, 0, I32_TOTAL);
     this.f32 = new Float32Array(sab, I32_TOTAL * 4, F32_TOTAL);
   }
+  /**
+   * The context frame (modulo 2^32) at which the next render starts, given `rendered`, the
+   * QUANTA read just before: FRAME_BASE + 128 × rendered (see PLAY_I32.FRAME_BASE). R net.
+   */
+  nextRenderFrame(rendered: number): number {
+    // Atomics.load: FRAME_BASE is stored before the render whose QUANTA the caller read, so the pair agrees.
+    return (Atomics.load(this.i32, PLAY_I32.FRAME_BASE) + QUANTUM_FRAMES * rendered) | 0;
+  }
   /** Index in i32 of a per-peer field. */
   peerI32(peer: number, field: number): number {
     return PLAY_I32.SIZE + peer * I32_PER_PEER + field;
