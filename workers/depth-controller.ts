@@ -158,6 +158,11 @@ const GLITCH_GROWTH = 8;
  * underrun a minute in 6 of 8 seeds, 0.5 or 1 none in 300 s.
  */
 const RELIEF_MARGIN = 1;
+/**
+ * Quanta over the target the level meets a step with ("The step's eve" in the header): the relief
+ * goes below zero over the ramp's last RELIEF_MARGIN quanta of excess, down to −EVE_QUANTA.
+ */
+const EVE_QUANTA = 2;
 /** Rate per quantum of depth error (1 quantum off → 0.1 % → corrected in ~3 s). */
 const KP = 0.001;
 /**
@@ -384,7 +389,7 @@ export class DepthController {
     const relief = Math.min(r, Math.max(this.lag.excess(), this.startRamp())) - RELIEF_MARGIN;
     // Where the lag steps, the margin carries on to the ramp's bottom, above the target ("The
     // step's eve" in the header): down to −RELIEF_MARGIN, since the excess is never negative.
-    if (relief < 0 && this.lagSteps(r)) return relief;
+    if (relief < 0 && this.lagSteps(r)) return this.adaptive && r >= TRIM_EXCESS ? relief * (EVE_QUANTA / RELIEF_MARGIN) : relief;
     if (!(relief > 0)) return 0;
     // What is left must still cover the ordinary dips (everything but the step itself).
     const keep = Math.max(this.recurringDips.ordinary(r - 1), this.handOvers.value()) + DEAD_BAND + HEADROOM;
