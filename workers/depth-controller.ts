@@ -48,7 +48,13 @@
 //   the median lowest low point after a step rose from 3.0 to 3.6 quanta, and the steps that came
 //   within 1.5 quanta of empty went from 4 of 24 to 3 of 24 (the settled underruns of the m2e runs
 //   before were such steps); in bench/device-rhythm.ts the settled lowest low point rose 0.3-0.8
-//   quanta and the delay 0.3-0.4 ms (the target is unchanged).
+//   quanta and the delay 0.3-0.4 ms (the target is unchanged). At an automatic depth, where the
+//   step is TRIM_EXCESS quanta or more, it goes on twice as steeply, to −EVE_QUANTA (2): the
+//   settled underruns left came in the ~2 s after a step, a render period's dip (4 quanta) on a
+//   level 3.8-5.3 up; in bench/device-rhythm.ts the step's bottom rose 3.8 -> 4.8 quanta for
+//   0.2-0.4 ms more delay (STEP_HEADROOM + 1 would cost 2.7 ms at every moment). Not at a manual
+//   depth or for a smaller step: the worklet trims above TRIM_EXCESS there, and target + 2 plus
+//   the render phase's rise crossed it (a manual 10 trimmed 4 quanta in simulation).
 // - What the relief leaves: the level held after a step still covers the ordinary dips, the
 //   largest that two separate seconds of the last ~90 s saw outside the step
 //   (RecurringDips.ordinary(); until 2026-11-29 the largest of nine in ten seconds, which left
@@ -381,14 +387,16 @@ export class DepthController {
    * How far below the target the held level may sit now (quanta): how much later than at their
    * earliest in ~90 s the arrivals come, up to the dip that recurs, less RELIEF_MARGIN. At a
    * manual depth too: the level before the next step is still that depth, or a margin above it.
-   * Negative (at least −RELIEF_MARGIN) at the bottom of a ramp whose lag steps: the level is held
-   * that much above the target ("The step's eve" in the header).
+   * Negative (at least −RELIEF_MARGIN; −EVE_QUANTA at an automatic depth whose step is
+   * TRIM_EXCESS or more) at the bottom of a ramp whose lag steps: the level is held that much above
+   * the target ("The step's eve" in the header).
    */
   relief(): number {
     const r = Math.max(this.recurring(), this.startStep());
     const relief = Math.min(r, Math.max(this.lag.excess(), this.startRamp())) - RELIEF_MARGIN;
     // Where the lag steps, the margin carries on to the ramp's bottom, above the target ("The
-    // step's eve" in the header): down to −RELIEF_MARGIN, since the excess is never negative.
+    // step's eve" in the header): down to −RELIEF_MARGIN, since the excess is never negative;
+    // twice as steeply where a step that size may sit over the target untrimmed.
     if (relief < 0 && this.lagSteps(r)) return this.adaptive && r >= TRIM_EXCESS ? relief * (EVE_QUANTA / RELIEF_MARGIN) : relief;
     if (!(relief > 0)) return 0;
     // What is left must still cover the ordinary dips (everything but the step itself).
